@@ -1,0 +1,69 @@
+"""One home for all state.
+
+`FINOPS_HOME` (default `<project>/data`) holds the warehouse, the landing zone, quarantine,
+exports, the docs site and the Dagster instance. Dagster, dbt (through `profiles.yml`) and the
+CLI all read the warehouse path from here, so there is exactly one setting to change.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+DBT_PROJECT_DIR = PROJECT_ROOT / "dbt_project"
+DAGSTER_YAML = PROJECT_ROOT / "dagster.yaml"
+
+DUCKDB_WRITER_POOL = "duckdb_writer"
+"""Concurrency pool (size 1 in dagster.yaml) that every DuckDB writer uses: DuckDB allows one writer process."""
+
+
+@dataclass(frozen=True)
+class FinopsHome:
+    root: Path
+
+    @property
+    def warehouse(self) -> Path:
+        return self.root / "warehouse.duckdb"
+
+    @property
+    def landing(self) -> Path:
+        return self.root / "landing"
+
+    @property
+    def quarantine(self) -> Path:
+        return self.root / "quarantine"
+
+    @property
+    def exports(self) -> Path:
+        return self.root / "exports"
+
+    @property
+    def docs(self) -> Path:
+        return self.root / "docs"
+
+    @property
+    def dagster_home(self) -> Path:
+        return self.root / "dagster"
+
+    def landing_for(self, source: str) -> Path:
+        return self.landing / source
+
+    def ensure(self) -> FinopsHome:
+        """Create the folders and install the project's dagster.yaml into the Dagster instance."""
+        for folder in (self.landing, self.quarantine, self.exports, self.docs, self.dagster_home):
+            folder.mkdir(parents=True, exist_ok=True)
+        target = self.dagster_home / "dagster.yaml"
+        if not target.exists() or target.read_bytes() != DAGSTER_YAML.read_bytes():
+            shutil.copyfile(DAGSTER_YAML, target)
+        return self
+
+
+def finops_home() -> FinopsHome:
+    """Resolve FINOPS_HOME and publish it (absolute) to child processes such as dbt and Dagster."""
+    root = Path(os.environ.get("FINOPS_HOME") or PROJECT_ROOT / "data").expanduser().resolve()
+    os.environ["FINOPS_HOME"] = str(root)
+    os.environ["DAGSTER_HOME"] = str(root / "dagster")
+    return FinopsHome(root)

@@ -66,4 +66,6 @@ def finops_home() -> FinopsHome:
     root = Path(os.environ.get("FINOPS_HOME") or PROJECT_ROOT / "data").expanduser().resolve()
     os.environ["FINOPS_HOME"] = str(root)
     os.environ["DAGSTER_HOME"] = str(root / "dagster")
+    # Derived, not a second setting: what the Dagster DuckDB resource reads at run time.
+    os.environ["FINOPS_WAREHOUSE"] = str(root / "warehouse.duckdb")
     return FinopsHome(root)

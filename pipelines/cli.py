@@ -1,0 +1,288 @@
+"""`gpu-finops`: the command line for people who run and read the warehouse.
+
+Materializations run in-process through Dagster, against the instance in FINOPS_HOME/dagster,
+so a CLI run shows up in the Dagster UI like a scheduled one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import csv
+import functools
+import http.server
+import json
+import shutil
+import sys
+import tempfile
+from collections.abc import Sequence
+from datetime import date, datetime
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from pipelines.lib.settings import FinopsHome, finops_home
+from pipelines.lib.warehouse import connect
+
+INGEST_ASSETS = {"focus": ("raw", "focus_cost_and_usage")}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    home = finops_home().ensure()
+    try:
+        return args.handler(home, args)
+    except (FileNotFoundError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="gpu-finops", description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(required=True, metavar="COMMAND")
+
+    demo = commands.add_parser("demo", help="generate sample data, load it, build the docs, print a summary")
+    demo.add_argument("--seed", type=int, default=42, help="sample data seed (default 42)")
+    demo.set_defaults(handler=_demo)
+
+    ingest = commands.add_parser("ingest", help="load a billing file or folder and rebuild what depends on it")
+    ingest.add_argument("path", type=Path)
+    ingest.add_argument("--source", choices=sorted(INGEST_ASSETS), default="focus")
+    ingest.set_defaults(handler=_ingest)
+
+    sql = commands.add_parser("sql", help="run a read-only SQL query against the warehouse")
+    sql.add_argument("query")
+    sql.add_argument("--format", choices=("table", "csv", "json"), default="table")
+    sql.set_defaults(handler=_sql)
+
+    docs = commands.add_parser("docs", help="build the dbt docs site into FINOPS_HOME/docs")
+    docs.add_argument("--serve", action="store_true", help="then serve it on http://localhost:PORT")
+    docs.add_argument("--port", type=int, default=8080)
+    docs.set_defaults(handler=_docs)
+
+    export = commands.add_parser("export", help="write warehouse data in an open format")
+    export.add_argument("format", choices=("focus",))
+    export.add_argument("directory", type=Path)
+    export.set_defaults(handler=_export)
+    return parser
+
+
+def _demo(home: FinopsHome, args: argparse.Namespace) -> int:
+    from sources.synthetic.focus_samples import write_focus_samples
+
+    from pipelines.lib.landing import register
+
+    with tempfile.TemporaryDirectory() as scratch:
+        files = write_focus_samples(Path(scratch), seed=args.seed)
+        data_files = [file for file in files if file.name != "expected_totals.json"]
+        print(f"Generated {len(data_files)} sample FOCUS files (seed {args.seed}).")
+        for file in data_files:
+            register(home, "focus", file)
+    results, ok = _materialize(home, selection=None)
+    _print_deliveries(results)
+    if not ok:
+        return 1
+    _build_docs(home)
+    _print_summary(home)
+    return 0
+
+
+def _ingest(home: FinopsHome, args: argparse.Namespace) -> int:
+    from pipelines.lib.landing import register
+
+    delivery = register(home, args.source, args.path)
+    print(f"Registered {args.path} as {args.source}/{delivery.name}")
+    results, ok = _materialize(home, selection=INGEST_ASSETS[args.source])
+    _print_deliveries(results)
+    mine = [r for r in results if r["delivery"] == delivery.name]
+    if not ok or any(r["status"] == "rejected" for r in mine):
+        return 1
+    return 0
+
+
+def _materialize(home: FinopsHome, *, selection: tuple[str, ...] | None) -> tuple[list[dict[str, Any]], bool]:
+    """Materialize `selection` and everything downstream of it (or everything), in-process."""
+    import dagster as dg
+
+    from pipelines.definitions import defs
+
+    definitions = defs()
+    job = definitions.resolve_implicit_global_asset_job_def()
+    asset_selection = None
+    if selection is not None:
+        graph = definitions.resolve_asset_graph()
+        asset_selection = list(dg.AssetSelection.keys(dg.AssetKey(list(selection))).downstream().resolve(graph))
+    with dg.DagsterInstance.get() as instance:
+        result = job.execute_in_process(instance=instance, asset_selection=asset_selection, raise_on_error=False)
+    deliveries: list[dict[str, Any]] = []
+    for event in result.get_asset_materialization_events():
+        metadata = event.step_materialization_data.materialization.metadata
+        if "deliveries" in metadata:
+            deliveries.extend(metadata["deliveries"].value)
+    if not result.success:
+        for event in result.all_events:
+            if event.is_step_failure:
+                print(
+                    f"error in {event.step_key}: {event.step_failure_data.error.message.strip()}",
+                    file=sys.stderr,
+                )
+        for check in result.get_asset_check_evaluations():
+            if not check.passed:
+                print(f"failed check: {check.asset_key.to_user_string()} {check.check_name}", file=sys.stderr)
+    return deliveries, result.success
+
+
+def _print_deliveries(results: list[dict[str, Any]]) -> None:
+    for result in results:
+        status = result["status"]
+        if status == "rejected":
+            print(f"REJECTED  {result['delivery']}\n          {result['reason']}\n          moved to quarantine/")
+            continue
+        if status == "duplicate":
+            print(f"unchanged {result['delivery']} (loaded before as {result['load_id']})")
+            continue
+        totals = "; ".join(
+            f"{currency} billed {_money(Decimal(t['billed']))} effective {_money(Decimal(t['effective']))}"
+            for currency, t in result["totals"].items()
+        )
+        replaced = f", replaced {result['replaced_rows']} restated rows" if result["replaced_rows"] else ""
+        print(
+            f"loaded    {result['delivery']}: {result['rows']} rows, billing periods "
+            f"{', '.join(result['billing_periods'])}{replaced}\n          {totals}"
+        )
+
+
+def _print_summary(home: FinopsHome) -> None:
+    with connect(home.warehouse, read_only=True) as con:
+        totals = con.execute(
+            """
+            select billing_currency, sum(effective_cost) as spend,
+                   sum(case when gpu_hours is not null then effective_cost end) as gpu_spend
+            from marts.fct_cost_daily group by billing_currency order by billing_currency
+            """
+        ).fetchall()
+        providers = con.execute(
+            """
+            select provider_name, billing_currency, sum(effective_cost), sum(gpu_hours)
+            from marts.fct_gpu_spend_daily
+            group by provider_name, billing_currency
+            order by sum(effective_cost) desc
+            """
+        ).fetchall()
+    print("\nGPU FinOps summary (effective cost: amortized, after discounts and commitments)")
+    for currency, spend, gpu_spend in totals:
+        share = f" ({gpu_spend / spend:.0%} of the bill)" if spend and gpu_spend else ""
+        print(f"  total spend {currency} {_money(spend)}; GPU spend {currency} {_money(gpu_spend or 0)}{share}")
+    rows = [
+        [
+            provider,
+            currency,
+            _money(spend),
+            f"{hours:,.1f}",
+            _money(spend / hours) if hours else "-",
+        ]
+        for provider, currency, spend, hours in providers
+    ]
+    print(_table(["provider", "currency", "GPU spend", "GPU-hours", "per GPU-hour"], rows))
+    print(f"\nWarehouse: {home.warehouse}\nDocs site: {home.docs / 'index.html'}")
+    print('Try: gpu-finops sql "select * from marts.fct_gpu_spend_daily limit 5"')
+
+
+def _sql(home: FinopsHome, args: argparse.Namespace) -> int:
+    import duckdb
+
+    with connect(home.warehouse, read_only=True) as con:
+        try:
+            cursor = con.execute(args.query)
+        except duckdb.Error as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 1
+        if cursor.description is None:
+            return 0
+        header = [column[0] for column in cursor.description]
+        rows = cursor.fetchall()
+    if args.format == "json":
+        print(json.dumps([dict(zip(header, row, strict=True)) for row in rows], default=_json_value, indent=2))
+    elif args.format == "csv":
+        writer = csv.writer(sys.stdout, lineterminator="\n")
+        writer.writerow(header)
+        writer.writerows([[_text(value) for value in row] for row in rows])
+    else:
+        print(_table(header, [[_text(value) for value in row] for row in rows]))
+        print(f"({len(rows)} row{'s' if len(rows) != 1 else ''})")
+    return 0
+
+
+def _docs(home: FinopsHome, args: argparse.Namespace) -> int:
+    index = _build_docs(home)
+    print(f"Docs site: {index}")
+    if args.serve:
+        handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(home.docs))
+        with http.server.ThreadingHTTPServer(("127.0.0.1", args.port), handler) as server:
+            print(f"Serving on http://127.0.0.1:{args.port}/ (Ctrl-C to stop)")
+            with contextlib.suppress(KeyboardInterrupt):
+                server.serve_forever()
+    return 0
+
+
+def _build_docs(home: FinopsHome) -> Path:
+    """Generate dbt's static, self-contained docs page into FINOPS_HOME/docs/index.html."""
+    from dagster_dbt import DbtCliResource
+
+    from pipelines.lib.dbt import DBT_EXECUTABLE, dbt_project, ensure_manifest
+
+    ensure_manifest()
+    invocation = DbtCliResource(project_dir=dbt_project, dbt_executable=DBT_EXECUTABLE).cli(
+        ["docs", "generate", "--static"], raise_on_error=True
+    )
+    invocation.wait()
+    index = home.docs / "index.html"
+    shutil.copyfile(invocation.target_path / "static_index.html", index)
+    return index
+
+
+def _export(home: FinopsHome, args: argparse.Namespace) -> int:
+    from pipelines.lib.focus_export import export_focus
+
+    written = export_focus(home.warehouse, args.directory)
+    for path, rows in written:
+        print(f"wrote {path} ({rows} rows)")
+    return 0
+
+
+def _money(value: Decimal | float | int) -> str:
+    return f"{Decimal(value):,.2f}"
+
+
+def _text(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, datetime):
+        return value.isoformat(sep=" ")
+    if isinstance(value, Decimal):
+        return format(value, "f")
+    return str(value)
+
+
+def _json_value(value: Any) -> Any:
+    """Decimals as exact strings (a JSON number would be read back as a binary float)."""
+    if isinstance(value, Decimal):
+        return format(value, "f")
+    if isinstance(value, date | datetime):
+        return value.isoformat()
+    return str(value)
+
+
+def _table(header: list[str], rows: list[list[str]]) -> str:
+    widths = [max([len(h)] + [len(row[i]) for row in rows]) for i, h in enumerate(header)]
+    lines = [
+        "  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)),
+        "  ".join("-" * w for w in widths),
+    ]
+    lines += ["  ".join(v.ljust(w) for v, w in zip(row, widths, strict=True)) for row in rows]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,113 @@
+"""The landing zone: deliveries waiting under FINOPS_HOME/landing/<source>/, and quarantine.
+
+A delivery is one file, or one folder whose files arrived together (e.g. the part files of one
+export run). Deliveries are processed in name order; files registered through the CLI get a
+UTC arrival stamp as prefix, so name order is arrival order.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from pipelines.lib.settings import FinopsHome
+from sources.errors import RejectedInput
+
+DATA_SUFFIXES = (".csv", ".csv.gz", ".gz", ".parquet")
+_STAMP_FORMAT = "%Y%m%dT%H%M%S%fZ"
+
+
+@dataclass(frozen=True)
+class Delivery:
+    source: str
+    path: Path
+    landing_root: Path
+
+    @property
+    def name(self) -> str:
+        """The delivery's path relative to its source's landing folder, as recorded in audit.loads."""
+        return self.path.relative_to(self.landing_root).as_posix()
+
+    def files(self) -> list[Path]:
+        if self.path.is_file():
+            return [self.path]
+        return sorted(
+            path
+            for path in self.path.rglob("*")
+            if path.is_file() and _is_data_file(path) and not _is_hidden(path.relative_to(self.path))
+        )
+
+    def display_name(self, file: Path) -> str:
+        """A file's name for lineage and messages: relative to the landing folder of its source."""
+        return file.relative_to(self.landing_root).as_posix()
+
+    def sha256(self) -> str:
+        """Content hash; for a folder, over its files' relative paths and contents."""
+        digest = hashlib.sha256()
+        for file in self.files():
+            if self.path.is_dir():
+                digest.update(file.relative_to(self.path).as_posix().encode() + b"\0")
+            with file.open("rb") as handle:
+                for chunk in iter(lambda h=handle: h.read(1 << 20), b""):
+                    digest.update(chunk)
+        return digest.hexdigest()
+
+
+def _is_hidden(relative: Path) -> bool:
+    return any(part.startswith((".", "_")) for part in relative.parts)
+
+
+def _is_data_file(path: Path) -> bool:
+    return path.name.lower().endswith(DATA_SUFFIXES)
+
+
+def pending_deliveries(home: FinopsHome, source: str) -> list[Delivery]:
+    root = home.landing_for(source)
+    if not root.exists():
+        return []
+    return [
+        Delivery(source=source, path=entry, landing_root=root)
+        for entry in sorted(root.iterdir())
+        if not _is_hidden(Path(entry.name))
+    ]
+
+
+def register(home: FinopsHome, source: str, path: Path) -> Delivery:
+    """Copy a file or folder into the landing zone of `source` under an arrival-stamped name."""
+    path = path.expanduser().resolve()
+    if not path.exists():
+        raise FileNotFoundError(f"{path} does not exist")
+    root = home.landing_for(source)
+    root.mkdir(parents=True, exist_ok=True)
+    if path.is_relative_to(root) and path.parent == root:
+        return Delivery(source=source, path=path, landing_root=root)
+    target = root / f"{datetime.now(UTC).strftime(_STAMP_FORMAT)}__{path.name}"
+    if path.is_dir():
+        shutil.copytree(path, target, symlinks=False)
+    else:
+        shutil.copy2(path, target)
+    return Delivery(source=source, path=target, landing_root=root)
+
+
+def quarantine(home: FinopsHome, delivery: Delivery, error: RejectedInput) -> Path:
+    """Move a rejected delivery out of the landing zone and write a reason file beside it."""
+    folder = home.quarantine / delivery.source
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / delivery.path.name
+    shutil.move(str(delivery.path), target)
+    reason = folder / f"{delivery.path.name}.reason.txt"
+    lines = [
+        f"delivery: {delivery.source}/{delivery.name}",
+        f"rejected at: {datetime.now(UTC).isoformat(timespec='seconds')}",
+        f"file: {error.file}",
+        f"row: {error.row if error.row is not None else '-'}",
+        f"column: {error.column or '-'}",
+        f"reason: {error.reason}",
+        "",
+        "Nothing from this delivery was written to the warehouse. Fix the file and ingest it again.",
+    ]
+    reason.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return target

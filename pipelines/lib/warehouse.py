@@ -1,0 +1,264 @@
+"""Writing raw deliveries into the DuckDB warehouse: idempotent, restatements atomic, audited.
+
+Every load runs in one transaction: delete the rows of the (account, billing period) keys the
+delivery covers, insert the delivery, record it in `audit.loads` and `audit.load_totals`. Either
+all of it lands or none of it does. A delivery whose sha256 was loaded before changes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from decimal import Decimal
+from pathlib import Path
+
+import duckdb
+import polars as pl
+
+from sources.focus.columns import DECIMAL_PRECISION, DECIMAL_SCALE
+from sources.focus.reader import output_schema
+
+MONEY_SQL_TYPE = f"DECIMAL({DECIMAL_PRECISION}, {DECIMAL_SCALE})"
+
+
+@dataclass(frozen=True)
+class RawTable:
+    """A raw table and the columns the loader needs to restate and audit it."""
+
+    name: str
+    columns: dict[str, pl.DataType]
+    restatement_key: tuple[str, str]
+    """(account column, billing period start column): a new delivery replaces these keys whole."""
+    currency_column: str
+    billed_cost_column: str
+    effective_cost_column: str
+
+    @property
+    def account_column(self) -> str:
+        return self.restatement_key[0]
+
+    @property
+    def period_column(self) -> str:
+        return self.restatement_key[1]
+
+
+FOCUS_RAW = RawTable(
+    name="raw.focus_cost_and_usage",
+    columns=output_schema(),
+    restatement_key=("BillingAccountId", "BillingPeriodStart"),
+    currency_column="BillingCurrency",
+    billed_cost_column="BilledCost",
+    effective_cost_column="EffectiveCost",
+)
+
+
+@dataclass(frozen=True)
+class LoadOutcome:
+    status: str
+    """`loaded`, or `duplicate` when this exact delivery was loaded before (nothing changed)."""
+    load_id: str
+    rows: int
+    replaced_rows: int
+    billing_periods: list[str]
+    totals: dict[str, dict[str, str]]
+    """Per currency: billed and effective cost as decimal strings."""
+
+
+@contextmanager
+def connect(path: Path, *, read_only: bool = False) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A connection that is always closed: DuckDB allows one writer process at a time."""
+    if read_only and not path.exists():
+        raise FileNotFoundError(f"no warehouse at {path}: run `gpu-finops demo` or `gpu-finops ingest` first")
+    con = duckdb.connect(str(path), read_only=read_only)
+    try:
+        yield con
+    finally:
+        con.close()
+
+
+def _sql_type(dtype: pl.DataType) -> str:
+    if isinstance(dtype, pl.Decimal):
+        return f"DECIMAL({dtype.precision}, {dtype.scale})"
+    if isinstance(dtype, pl.Datetime):
+        return "TIMESTAMP"
+    if dtype == pl.Int64:
+        return "BIGINT"
+    return "VARCHAR"
+
+
+def ensure_tables(con: duckdb.DuckDBPyConnection, table: RawTable) -> None:
+    columns = ",\n  ".join(f'"{name}" {_sql_type(dtype)}' for name, dtype in table.columns.items())
+    con.execute("CREATE SCHEMA IF NOT EXISTS raw")
+    con.execute("CREATE SCHEMA IF NOT EXISTS audit")
+    con.execute(
+        f"CREATE TABLE IF NOT EXISTS {table.name} (\n  {columns},\n"
+        "  _load_id VARCHAR NOT NULL,\n  _ingested_at TIMESTAMP NOT NULL\n)"
+    )
+    con.execute(
+        """
+        CREATE TABLE IF NOT EXISTS audit.loads (
+            load_id VARCHAR PRIMARY KEY,
+            source VARCHAR NOT NULL,
+            raw_table VARCHAR NOT NULL,
+            delivery VARCHAR NOT NULL,
+            sha256 VARCHAR NOT NULL,
+            status VARCHAR NOT NULL,
+            row_count BIGINT NOT NULL,
+            replaced_row_count BIGINT NOT NULL,
+            billing_periods VARCHAR NOT NULL,
+            cost_totals VARCHAR NOT NULL,
+            format_version VARCHAR,
+            loaded_at TIMESTAMP NOT NULL,
+            superseded_by VARCHAR
+        )
+        """
+    )
+    con.execute(
+        f"""
+        CREATE TABLE IF NOT EXISTS audit.load_totals (
+            load_id VARCHAR NOT NULL,
+            billing_account_id VARCHAR NOT NULL,
+            billing_period_start TIMESTAMP NOT NULL,
+            billing_currency VARCHAR NOT NULL,
+            row_count BIGINT NOT NULL,
+            billed_cost {MONEY_SQL_TYPE} NOT NULL,
+            effective_cost {MONEY_SQL_TYPE} NOT NULL
+        )
+        """
+    )
+
+
+def find_load(con: duckdb.DuckDBPyConnection, source: str, sha256: str) -> str | None:
+    row = con.execute(
+        "SELECT load_id FROM audit.loads WHERE source = ? AND sha256 = ? ORDER BY loaded_at LIMIT 1",
+        [source, sha256],
+    ).fetchone()
+    return row[0] if row else None
+
+
+def load_delivery(
+    con: duckdb.DuckDBPyConnection,
+    table: RawTable,
+    *,
+    source: str,
+    delivery: str,
+    sha256: str,
+    frame: pl.DataFrame,
+    format_version: str | None = None,
+) -> LoadOutcome:
+    """Load one validated delivery, replacing the account × billing-period keys it covers."""
+    ensure_tables(con, table)
+    existing = find_load(con, source, sha256)
+    if existing is not None:
+        return _outcome_of(con, existing, status="duplicate")
+
+    load_id = str(uuid.uuid4())
+    loaded_at = datetime.now(UTC).replace(tzinfo=None)
+    names = list(table.columns)
+    quoted = ", ".join(f'"{name}"' for name in names)
+    account, period = (f'"{column}"' for column in table.restatement_key)
+    con.register("incoming_delivery", frame.select(names).to_arrow())
+    try:
+        con.begin()
+        replaced_loads = [
+            row[0]
+            for row in con.execute(
+                f"SELECT DISTINCT _load_id FROM {table.name} "
+                f"WHERE ({account}, {period}) IN (SELECT DISTINCT {account}, {period} FROM incoming_delivery)"
+            ).fetchall()
+        ]
+        replaced = con.execute(
+            f"DELETE FROM {table.name} "
+            f"WHERE ({account}, {period}) IN (SELECT DISTINCT {account}, {period} FROM incoming_delivery)"
+        ).fetchone()[0]
+        con.execute(
+            f"INSERT INTO {table.name} ({quoted}, _load_id, _ingested_at) SELECT {quoted}, ?, ? FROM incoming_delivery",
+            [load_id, loaded_at],
+        )
+        con.execute(
+            f"""
+            INSERT INTO audit.load_totals
+            SELECT ?, {account}, {period}, "{table.currency_column}", count(*),
+                   sum("{table.billed_cost_column}"), sum("{table.effective_cost_column}")
+            FROM incoming_delivery
+            GROUP BY {account}, {period}, "{table.currency_column}"
+            """,
+            [load_id],
+        )
+        periods = _billing_periods(con, load_id)
+        con.execute(
+            "INSERT INTO audit.loads VALUES (?, ?, ?, ?, ?, 'loaded', ?, ?, ?, ?, ?, ?, NULL)",
+            [
+                load_id,
+                source,
+                table.name,
+                delivery,
+                sha256,
+                frame.height,
+                replaced,
+                json.dumps(periods),
+                json.dumps(_totals(con, load_id)),
+                format_version,
+                loaded_at,
+            ],
+        )
+        if replaced_loads:
+            # A previous load is superseded once none of its rows remain (a restatement can
+            # replace only some of the billing periods a delivery carried).
+            con.execute(
+                f"""
+                UPDATE audit.loads SET status = 'superseded', superseded_by = ?
+                WHERE load_id IN (SELECT unnest(?::VARCHAR[]))
+                  AND load_id NOT IN (SELECT DISTINCT _load_id FROM {table.name})
+                """,
+                [load_id, replaced_loads],
+            )
+        con.commit()
+    except BaseException:
+        con.rollback()
+        raise
+    finally:
+        con.unregister("incoming_delivery")
+    return _outcome_of(con, load_id, status="loaded")
+
+
+def _billing_periods(con: duckdb.DuckDBPyConnection, load_id: str) -> list[str]:
+    rows = con.execute(
+        "SELECT DISTINCT strftime(billing_period_start, '%Y-%m-%d') FROM audit.load_totals "
+        "WHERE load_id = ? ORDER BY 1",
+        [load_id],
+    ).fetchall()
+    return [row[0] for row in rows]
+
+
+def _totals(con: duckdb.DuckDBPyConnection, load_id: str) -> dict[str, dict[str, str]]:
+    rows = con.execute(
+        "SELECT billing_currency, sum(billed_cost), sum(effective_cost) FROM audit.load_totals "
+        "WHERE load_id = ? GROUP BY 1 ORDER BY 1",
+        [load_id],
+    ).fetchall()
+    return {currency: {"billed": _plain(billed), "effective": _plain(eff)} for currency, billed, eff in rows}
+
+
+def _plain(value: Decimal) -> str:
+    """A decimal as ordinary text with trailing zeros dropped (`12.5`, not `1.25E+1`)."""
+    text = format(value, "f")
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def _outcome_of(con: duckdb.DuckDBPyConnection, load_id: str, *, status: str) -> LoadOutcome:
+    row_count, replaced = con.execute(
+        "SELECT row_count, replaced_row_count FROM audit.loads WHERE load_id = ?", [load_id]
+    ).fetchone()
+    return LoadOutcome(
+        status=status,
+        load_id=load_id,
+        rows=row_count,
+        replaced_rows=replaced,
+        billing_periods=_billing_periods(con, load_id),
+        totals=_totals(con, load_id),
+    )

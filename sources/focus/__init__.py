@@ -1,0 +1,5 @@
+"""FOCUS (FinOps Open Cost and Usage Specification) billing files."""
+
+from sources.focus.reader import FocusFile, detect_focus_version, read_focus_file, read_focus_files
+
+__all__ = ["FocusFile", "detect_focus_version", "read_focus_file", "read_focus_files"]

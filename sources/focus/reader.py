@@ -1,0 +1,346 @@
+"""Read FOCUS 1.0–1.3 Cost and Usage files (CSV, gzip CSV, Parquet) into typed polars frames.
+
+Real files differ from the spec in known ways, all handled here: the literal string `NULL` for
+nulls, a UTF-8 byte-order mark, provider columns with or without the `x_` prefix, 1.3 renames
+(`ServiceProviderName`), timestamps with or without `Z` or fractions, and Parquet money columns
+stored as doubles. Money is parsed straight to DECIMAL(38, 12): never through a binary float.
+"""
+
+from __future__ import annotations
+
+import gzip
+import shutil
+import tempfile
+import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import polars as pl
+
+from sources.errors import RejectedInput
+from sources.focus.columns import (
+    CHARGE_CATEGORIES,
+    CHARGE_CLASSES,
+    DECIMAL_PRECISION,
+    DECIMAL_SCALE,
+    EXTENSIONS_COLUMN,
+    FOCUS_1_1_ONLY,
+    FOCUS_1_2_ONLY,
+    FOCUS_1_3_ONLY,
+    FOCUS_COLUMNS,
+    MANDATORY_ALTERNATIVES,
+    MANDATORY_COLUMNS,
+    NOT_NULL_COLUMNS,
+    Kind,
+)
+
+DECIMAL = pl.Decimal(DECIMAL_PRECISION, DECIMAL_SCALE)
+TIMESTAMP = pl.Datetime("us")
+LINEAGE_COLUMNS = ("_focus_version", "_source_file", "_source_row")
+NULL_LITERALS = ["NULL", "null"]
+"""Spellings of null in real files: FOCUS-Sample-Data writes `NULL`, the spec's worked examples `null`."""
+
+# Timestamp spellings seen in real exports; all are read as UTC.
+_DATETIME_FORMATS = (
+    "%Y-%m-%dT%H:%M:%SZ",
+    "%Y-%m-%dT%H:%M:%S%.fZ",
+    "%Y-%m-%dT%H:%M:%S%z",
+    "%Y-%m-%dT%H:%M:%S%.f%z",
+    "%Y-%m-%dT%H:%M:%S",
+    "%Y-%m-%dT%H:%M:%S%.f",
+    "%Y-%m-%d %H:%M:%S",
+    "%Y-%m-%d %H:%M:%S%.f",
+    "%Y-%m-%d %H:%M:%S%z",
+    "%Y-%m-%dT%H:%MZ",
+    "%Y-%m-%d",
+)
+
+_GZIP_MAGIC = b"\x1f\x8b"
+_PARQUET_MAGIC = b"PAR1"
+_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+_CANONICAL_BY_LOWER = {name.lower(): name for name in FOCUS_COLUMNS}
+
+
+@dataclass(frozen=True)
+class FocusFile:
+    """One parsed file: every FOCUS column typed, extras in `x_extensions`, lineage columns last."""
+
+    frame: pl.DataFrame
+    focus_version: str
+    source_file: str
+
+    @property
+    def row_count(self) -> int:
+        return self.frame.height
+
+
+def output_schema() -> dict[str, pl.DataType]:
+    """The columns and types of every frame this module returns, in order."""
+    schema: dict[str, pl.DataType] = {name: _polars_type(kind) for name, kind in FOCUS_COLUMNS.items()}
+    schema[EXTENSIONS_COLUMN] = pl.String()
+    schema["_focus_version"] = pl.String()
+    schema["_source_file"] = pl.String()
+    schema["_source_row"] = pl.Int64()
+    return schema
+
+
+def read_focus_file(path: Path, *, source_file: str | None = None, require_mandatory: bool = True) -> FocusFile:
+    """Parse and validate one FOCUS file.
+
+    `source_file` is the name recorded for lineage and used in messages (defaults to the path).
+    `require_mandatory=False` accepts partial files such as the spec's worked examples; the
+    values present are still typed and checked.
+    Raises RejectedInput naming the file, and where there is one the row and column.
+    """
+    name = source_file or str(path)
+    raw = _read_raw(path, name)
+    if raw.height == 0:
+        raise RejectedInput(name, "the file has a header but no data rows")
+    raw = _canonical_column_names(raw, name)
+    if require_mandatory:
+        _check_mandatory_columns(raw, name)
+    version = detect_focus_version(raw.columns)
+    typed = _typed_frame(raw, name)
+    typed = typed.with_columns(
+        pl.lit(version).alias("_focus_version"),
+        pl.lit(name).alias("_source_file"),
+        pl.int_range(1, typed.height + 1, dtype=pl.Int64).alias("_source_row"),
+    )
+    _check_rows(typed, name, require_mandatory=require_mandatory)
+    return FocusFile(frame=typed.select(output_schema().keys()), focus_version=version, source_file=name)
+
+
+def detect_focus_version(columns: list[str]) -> str:
+    """The lowest FOCUS version whose column set explains the columns present."""
+    present = set(columns)
+    if present & FOCUS_1_3_ONLY:
+        return "1.3"
+    if present & FOCUS_1_2_ONLY:
+        return "1.2"
+    if present & FOCUS_1_1_ONLY:
+        return "1.1"
+    return "1.0"
+
+
+def _polars_type(kind: Kind) -> pl.DataType:
+    return {Kind.DECIMAL: DECIMAL, Kind.DATETIME: TIMESTAMP}.get(kind, pl.String())
+
+
+def _read_raw(path: Path, name: str) -> pl.DataFrame:
+    try:
+        with path.open("rb") as handle:
+            magic = handle.read(4)
+    except OSError as exc:
+        raise RejectedInput(name, f"cannot be opened: {exc.strerror or exc}") from exc
+    if magic.startswith(_PARQUET_MAGIC):
+        try:
+            return pl.read_parquet(path)
+        except Exception as exc:
+            raise RejectedInput(name, f"is not a readable Parquet file: {_first_line(exc)}") from exc
+    with _decompressed(path, name, gzipped=magic.startswith(_GZIP_MAGIC)) as csv_path:
+        return _read_csv(csv_path, name)
+
+
+@contextmanager
+def _decompressed(path: Path, name: str, *, gzipped: bool) -> Iterator[Path]:
+    """Yield a plain-text path; gzip is inflated to a temporary file so truncation is detected.
+
+    polars silently returns the rows before the break of a truncated gzip stream; Python's gzip
+    module raises instead, which is what a load that must not lose rows needs.
+    """
+    if not gzipped:
+        yield path
+        return
+    with tempfile.NamedTemporaryFile(suffix=".csv") as plain:
+        try:
+            with gzip.open(path, "rb") as compressed:
+                shutil.copyfileobj(compressed, plain, length=1 << 20)
+        except (EOFError, OSError, zlib.error) as exc:
+            raise RejectedInput(name, f"is a truncated or corrupt gzip file: {exc}") from exc
+        plain.flush()
+        yield Path(plain.name)
+
+
+def _read_csv(path: Path, name: str) -> pl.DataFrame:
+    with path.open("rb") as handle:
+        head = handle.read(4096)
+    if head.startswith(_UTF16_BOMS) or b"\x00" in head:
+        raise RejectedInput(name, "is not UTF-8 text (UTF-16 or binary); export the file again as UTF-8 CSV")
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if exc.start < len(head) - 4:
+            raise RejectedInput(name, "is not UTF-8 text; export the file again as UTF-8 CSV") from exc
+    try:
+        return pl.read_csv(
+            path,
+            infer_schema=False,
+            null_values=NULL_LITERALS,
+            raise_if_empty=True,
+            encoding="utf8",
+        )
+    except pl.exceptions.NoDataError as exc:
+        raise RejectedInput(name, "is empty") from exc
+    except Exception as exc:
+        raise RejectedInput(name, f"is not a readable CSV file: {_first_line(exc)}") from exc
+
+
+def _canonical_column_names(raw: pl.DataFrame, name: str) -> pl.DataFrame:
+    """Map header names to FOCUS spelling (case-insensitive, BOM and spaces stripped)."""
+    renames: dict[str, str] = {}
+    seen: dict[str, str] = {}
+    for column in raw.columns:
+        cleaned = column.lstrip("\ufeff").strip()
+        canonical = _CANONICAL_BY_LOWER.get(cleaned.lower(), cleaned)
+        if canonical in seen:
+            raise RejectedInput(name, f"has the column twice (as {seen[canonical]!r} and {column!r})", column=canonical)
+        seen[canonical] = column
+        renames[column] = canonical
+    return raw.rename(renames)
+
+
+def _check_mandatory_columns(raw: pl.DataFrame, name: str) -> None:
+    present = set(raw.columns)
+    missing = [
+        column
+        for column in MANDATORY_COLUMNS
+        if column not in present and MANDATORY_ALTERNATIVES.get(column) not in present
+    ]
+    if not missing:
+        return
+    hint = ""
+    if len(raw.columns) == 1 and any(sep in raw.columns[0] for sep in ";\t|"):
+        hint = " (the header is one column: is the file delimited by something other than commas?)"
+    raise RejectedInput(
+        name,
+        f"is missing mandatory FOCUS column(s) {', '.join(missing)}{hint}",
+        column=missing[0],
+    )
+
+
+def _typed_frame(raw: pl.DataFrame, name: str) -> pl.DataFrame:
+    extras = [column for column in raw.columns if column not in FOCUS_COLUMNS]
+    columns = []
+    for column, kind in FOCUS_COLUMNS.items():
+        if column not in raw.columns:
+            columns.append(pl.lit(None, dtype=_polars_type(kind)).alias(column))
+            continue
+        columns.append(_typed_column(raw, column, kind, name))
+    extensions = (
+        pl.struct([_as_text(raw, column) for column in extras]).struct.json_encode()
+        if extras
+        else pl.lit(None, dtype=pl.String)
+    )
+    typed = raw.select(*columns, extensions.alias(EXTENSIONS_COLUMN))
+    for column, kind in FOCUS_COLUMNS.items():
+        if column in raw.columns:
+            _report_unparsed(raw, typed, column, kind, name)
+    return typed
+
+
+def _typed_column(raw: pl.DataFrame, column: str, kind: Kind, name: str) -> pl.Expr:
+    dtype = raw.schema[column]
+    source = pl.col(column)
+    if kind is Kind.DECIMAL:
+        if dtype.is_float():
+            # Through the shortest decimal text of the double: 0.1 stays 0.1, not 0.1000000000000000055.
+            return source.cast(pl.String).str.to_decimal(scale=DECIMAL_SCALE).cast(DECIMAL).alias(column)
+        if dtype == pl.String:
+            return source.str.strip_chars().cast(DECIMAL, strict=False).alias(column)
+        return source.cast(DECIMAL, strict=False).alias(column)
+    if kind is Kind.DATETIME:
+        if isinstance(dtype, pl.Datetime):
+            if dtype.time_zone is not None:
+                source = source.dt.convert_time_zone("UTC").dt.replace_time_zone(None)
+            return source.cast(TIMESTAMP).alias(column)
+        if dtype == pl.Date:
+            return source.cast(TIMESTAMP).alias(column)
+        text = source.cast(pl.String).str.strip_chars()
+        parsed = [text.str.to_datetime(fmt, strict=False, time_zone="UTC", time_unit="us") for fmt in _DATETIME_FORMATS]
+        return pl.coalesce(parsed).dt.replace_time_zone(None).alias(column)
+    return _as_text(raw, column).alias(column)
+
+
+def _as_text(raw: pl.DataFrame, column: str) -> pl.Expr:
+    """Any column as text; nested Parquet values (structs, lists, maps) as JSON."""
+    dtype = raw.schema[column]
+    if dtype.is_nested():
+        return pl.struct(pl.col(column).alias("v")).struct.json_encode().str.json_path_match("$.v").alias(column)
+    return pl.col(column).cast(pl.String)
+
+
+def _report_unparsed(raw: pl.DataFrame, typed: pl.DataFrame, column: str, kind: Kind, name: str) -> None:
+    """Reject the file at the first value present in the file that did not parse."""
+    if kind is Kind.STRING:
+        return
+    failed = raw[column].is_not_null() & typed[column].is_null()
+    if kind is Kind.JSON:
+        text = typed[column].str.strip_chars()
+        failed = typed[column].is_not_null() & (text.str.json_path_match("$").is_null() | ~text.str.starts_with("{"))
+    if not failed.any():
+        return
+    row = int(failed.arg_true()[0])
+    value = str(raw[column][row])
+    shown = value if len(value) <= 60 else value[:57] + "..."
+    expected = {
+        Kind.DECIMAL: f"a decimal number (at most {DECIMAL_PRECISION - DECIMAL_SCALE} integer digits)",
+        Kind.DATETIME: "an ISO 8601 UTC date-time such as 2026-09-01T00:00:00Z",
+        Kind.JSON: "a JSON object",
+    }[kind]
+    count = int(failed.sum())
+    more = f" ({count - 1} more row(s) like it)" if count > 1 else ""
+    raise RejectedInput(name, f"{shown!r} is not {expected}{more}", row=row + 1, column=column)
+
+
+def _check_rows(typed: pl.DataFrame, name: str, *, require_mandatory: bool) -> None:
+    checks: list[tuple[str, pl.Expr, str]] = []
+    if require_mandatory:
+        checks += [(column, pl.col(column).is_null(), "must not be empty") for column in NOT_NULL_COLUMNS]
+    checks += [
+        (
+            "ChargeCategory",
+            pl.col("ChargeCategory").is_not_null() & ~pl.col("ChargeCategory").is_in(CHARGE_CATEGORIES),
+            f"must be one of {', '.join(sorted(CHARGE_CATEGORIES))}",
+        ),
+        (
+            "ChargeClass",
+            pl.col("ChargeClass").is_not_null() & ~pl.col("ChargeClass").is_in(CHARGE_CLASSES),
+            "must be empty or Correction",
+        ),
+        (
+            "BillingPeriodEnd",
+            pl.col("BillingPeriodEnd") <= pl.col("BillingPeriodStart"),
+            "must be after BillingPeriodStart (End is exclusive)",
+        ),
+        (
+            "ChargePeriodEnd",
+            pl.col("ChargePeriodEnd") < pl.col("ChargePeriodStart"),
+            "must not be before ChargePeriodStart",
+        ),
+    ]
+    for column, expr, reason in checks:
+        failed = typed.select(expr.fill_null(False)).to_series()
+        if failed.any():
+            row = int(failed.arg_true()[0])
+            value = typed[column][row]
+            shown = "" if value is None else f" (found {value!r})"
+            raise RejectedInput(name, f"{column} {reason}{shown}", row=row + 1, column=column)
+
+
+def _first_line(exc: Exception) -> str:
+    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+
+
+def read_focus_files(files: list[tuple[Path, str]], *, require_mandatory: bool = True) -> FocusFile:
+    """Parse the files of one delivery (path, name for lineage) into one frame."""
+    if not files:
+        raise RejectedInput("(delivery)", "holds no CSV, CSV.gz or Parquet files")
+    parsed = [read_focus_file(path, source_file=name, require_mandatory=require_mandatory) for path, name in files]
+    versions = sorted({part.focus_version for part in parsed})
+    return FocusFile(
+        frame=pl.concat([part.frame for part in parsed], how="vertical"),
+        focus_version=",".join(versions),
+        source_file=parsed[0].source_file if len(parsed) == 1 else f"{len(parsed)} files",
+    )

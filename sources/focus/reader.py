@@ -8,6 +8,7 @@ stored as doubles. Money is parsed straight to DECIMAL(38, 12): never through a 
 
 from __future__ import annotations
 
+import csv
 import gzip
 import shutil
 import tempfile
@@ -136,9 +137,11 @@ def _read_raw(path: Path, name: str) -> pl.DataFrame:
         raise RejectedInput(name, f"cannot be opened: {exc.strerror or exc}") from exc
     if magic.startswith(_PARQUET_MAGIC):
         try:
-            return pl.read_parquet(path)
+            frame = pl.read_parquet(path)
         except Exception as exc:
             raise RejectedInput(name, f"is not a readable Parquet file: {_first_line(exc)}") from exc
+        text = pl.col(pl.String)
+        return frame.with_columns(pl.when(text.is_in(NULL_LITERALS)).then(None).otherwise(text).name.keep())
     with _decompressed(path, name, gzipped=magic.startswith(_GZIP_MAGIC)) as csv_path:
         return _read_csv(csv_path, name)
 
@@ -173,6 +176,9 @@ def _read_csv(path: Path, name: str) -> pl.DataFrame:
     except UnicodeDecodeError as exc:
         if exc.start < len(head) - 4:
             raise RejectedInput(name, "is not UTF-8 text; export the file again as UTF-8 CSV") from exc
+    first_line = head.split(b"\n", 1)[0]
+    if b"," not in first_line and any(sep in first_line for sep in (b";", b"\t", b"|")):
+        raise RejectedInput(name, "the header has no commas: the file is delimited by something other than commas")
     try:
         return pl.read_csv(
             path,
@@ -184,7 +190,22 @@ def _read_csv(path: Path, name: str) -> pl.DataFrame:
     except pl.exceptions.NoDataError as exc:
         raise RejectedInput(name, "is empty") from exc
     except Exception as exc:
-        raise RejectedInput(name, f"is not a readable CSV file: {_first_line(exc)}") from exc
+        raise _csv_shape_error(path, name) or RejectedInput(
+            name, f"is not a readable CSV file: {_first_line(exc)}"
+        ) from exc
+
+
+def _csv_shape_error(path: Path, name: str) -> RejectedInput | None:
+    """Find the first row whose field count differs from the header (only run once reading failed)."""
+    with path.open(encoding="utf-8-sig", errors="replace", newline="") as handle:
+        rows = csv.reader(handle)
+        header = next(rows, [])
+        for number, row in enumerate(rows, start=1):
+            if len(row) != len(header):
+                return RejectedInput(
+                    name, f"has {len(row)} fields where the header has {len(header)} (unquoted comma?)", row=number
+                )
+    return None
 
 
 def _canonical_column_names(raw: pl.DataFrame, name: str) -> pl.DataFrame:
@@ -210,14 +231,7 @@ def _check_mandatory_columns(raw: pl.DataFrame, name: str) -> None:
     ]
     if not missing:
         return
-    hint = ""
-    if len(raw.columns) == 1 and any(sep in raw.columns[0] for sep in ";\t|"):
-        hint = " (the header is one column: is the file delimited by something other than commas?)"
-    raise RejectedInput(
-        name,
-        f"is missing mandatory FOCUS column(s) {', '.join(missing)}{hint}",
-        column=missing[0],
-    )
+    raise RejectedInput(name, f"is missing mandatory FOCUS column(s) {', '.join(missing)}", column=missing[0])
 
 
 def _typed_frame(raw: pl.DataFrame, name: str) -> pl.DataFrame:

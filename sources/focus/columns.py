@@ -124,6 +124,8 @@ FOCUS_1_1_ONLY = frozenset(
         "CommitmentDiscountQuantity",
         "CommitmentDiscountUnit",
         "ServiceSubcategory",
+        "SkuMeter",
+        "SkuPriceDetails",
     }
 )
 

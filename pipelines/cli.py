@@ -228,13 +228,10 @@ def _docs(home: FinopsHome, args: argparse.Namespace) -> int:
 
 def _build_docs(home: FinopsHome) -> Path:
     """Generate dbt's static, self-contained docs page into FINOPS_HOME/docs/index.html."""
-    from dagster_dbt import DbtCliResource
-
-    from pipelines.lib.dbt import DBT_EXECUTABLE, dbt_project, ensure_manifest
+    from pipelines.lib.dbt import dbt_cli, ensure_manifest
 
     ensure_manifest()
-    invocation = DbtCliResource(project_dir=dbt_project, dbt_executable=DBT_EXECUTABLE).cli(
-        ["docs", "generate", "--static"], raise_on_error=True
+    invocation = dbt_cli().cli(["docs", "generate", "--static"], raise_on_error=True)
     )
     invocation.wait()
     index = home.docs / "index.html"

@@ -1,8 +1,7 @@
 import dagster as dg
-from dagster_dbt import DbtCliResource
 from dagster_duckdb import DuckDBResource
 
-from pipelines.lib.dbt import DBT_EXECUTABLE, dbt_project
+from pipelines.lib.dbt import dbt_cli
 
 
 @dg.definitions
@@ -11,6 +10,6 @@ def resources() -> dg.Definitions:
     return dg.Definitions(
         resources={
             "duckdb": DuckDBResource(database=dg.EnvVar("FINOPS_WAREHOUSE")),
-            "dbt": DbtCliResource(project_dir=dbt_project, dbt_executable=DBT_EXECUTABLE),
+            "dbt": dbt_cli(),
         }
     )

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import dagster as dg
-from dagster_dbt import DagsterDbtTranslator, DagsterDbtTranslatorSettings, DbtProject
+from dagster_dbt import DagsterDbtTranslator, DagsterDbtTranslatorSettings, DbtCliResource, DbtProject
 
 from pipelines.lib.settings import DBT_PROJECT_DIR
 
@@ -23,7 +23,11 @@ DBT_EXECUTABLE = str(_BESIDE_PYTHON) if _BESIDE_PYTHON.exists() else shutil.whic
 def ensure_manifest() -> None:
     """Parse the dbt project when no manifest exists yet (fresh clone, CLI, tests)."""
     if not dbt_project.manifest_path.exists():
-        dbt_project.preparer.prepare(dbt_project)
+        dbt_cli().cli(["parse", "--quiet"], target_path=dbt_project.target_path).wait()
+
+
+def dbt_cli() -> DbtCliResource:
+    return DbtCliResource(project_dir=dbt_project, dbt_executable=DBT_EXECUTABLE)
 
 
 class FinopsDbtTranslator(DagsterDbtTranslator):

@@ -1,0 +1,117 @@
+{#-
+    The canonical cost line table: every billing source, one row per cost line, FOCUS 1.2 columns
+    plus the 1.3 additions, with GPU model, GPU count and GPU-hours resolved in one place.
+
+    Adding a billing source: write its staging model so it returns `focus_columns` and
+    `staging_project_columns` below, then add one line to `cost_line_sources`.
+-#}
+
+{%- set cost_line_sources = [
+    ref('stg_focus__cost_and_usage'),
+] -%}
+
+{#- FOCUS 1.2 columns, then the FOCUS 1.3 additions (nullable). -#}
+{%- set focus_columns = [
+    'AvailabilityZone', 'BilledCost', 'BillingAccountId', 'BillingAccountName', 'BillingAccountType',
+    'BillingCurrency', 'BillingPeriodEnd', 'BillingPeriodStart', 'CapacityReservationId',
+    'CapacityReservationStatus', 'ChargeCategory', 'ChargeClass', 'ChargeDescription', 'ChargeFrequency',
+    'ChargePeriodEnd', 'ChargePeriodStart', 'CommitmentDiscountCategory', 'CommitmentDiscountId',
+    'CommitmentDiscountName', 'CommitmentDiscountQuantity', 'CommitmentDiscountStatus',
+    'CommitmentDiscountType', 'CommitmentDiscountUnit', 'ConsumedQuantity', 'ConsumedUnit',
+    'ContractedCost', 'ContractedUnitPrice', 'EffectiveCost', 'InvoiceId', 'InvoiceIssuerName',
+    'ListCost', 'ListUnitPrice', 'PricingCategory', 'PricingCurrency',
+    'PricingCurrencyContractedUnitPrice', 'PricingCurrencyEffectiveCost', 'PricingCurrencyListUnitPrice',
+    'PricingQuantity', 'PricingUnit', 'ProviderName', 'PublisherName', 'RegionId', 'RegionName',
+    'ResourceId', 'ResourceName', 'ResourceType', 'ServiceCategory', 'ServiceName', 'ServiceSubcategory',
+    'SkuId', 'SkuMeter', 'SkuPriceDetails', 'SkuPriceId', 'SubAccountId', 'SubAccountName',
+    'SubAccountType', 'Tags',
+    'ServiceProviderName', 'HostProviderName', 'ContractApplied', 'AllocatedMethodId',
+    'AllocatedMethodDetails', 'AllocatedResourceId', 'AllocatedResourceName', 'AllocatedTags',
+] -%}
+
+{#- Project columns every staging model provides (GPU hints from the source, tags, lineage). -#}
+{%- set staging_project_columns = [
+    'x_source', 'x_instance_type', 'x_sku_gpu_count', 'x_sku_gpu_model', 'x_team', 'x_project',
+    'x_load_id', 'x_source_file', 'x_source_row', 'x_extensions',
+] -%}
+
+{%- set source_columns = focus_columns + staging_project_columns -%}
+
+{%- set hour_units = ['hour', 'hours', 'hr', 'hrs'] -%}
+
+with
+
+{% for relation in cost_line_sources %}
+source_{{ loop.index }} as (
+
+    select
+        {{ source_columns | join(',\n        ') }}
+    from {{ relation }}
+
+),
+
+{% endfor -%}
+
+unioned as (
+
+    {% for relation in cost_line_sources -%}
+    select * from source_{{ loop.index }}
+    {%- if not loop.last %}
+    union all
+    {% endif %}
+    {%- endfor %}
+
+),
+
+gpu_instance_types as (
+
+    select
+        lower(instance_type) as instance_type_key,
+        gpu_model,
+        gpu_count
+    from {{ ref('gpu_instance_types') }}
+
+),
+
+gpu_resolved as (
+
+    select
+        unioned.*,
+        coalesce(gpu_instance_types.gpu_model, unioned.x_sku_gpu_model) as x_gpu_model,
+        cast(coalesce(unioned.x_sku_gpu_count, gpu_instance_types.gpu_count) as decimal(18, 6)) as x_gpu_count
+    from unioned
+    left join gpu_instance_types
+        on lower(unioned.x_instance_type) = gpu_instance_types.instance_type_key
+
+),
+
+final as (
+
+    select
+        {{ focus_columns | join(',\n        ') }},
+        x_source,
+        x_instance_type,
+        x_gpu_model,
+        x_gpu_count,
+        case
+            -- not a GPU line: GPU-hours do not apply
+            when x_gpu_model is null and coalesce(x_gpu_count, 0) <= 0 then null
+            -- GPU time actually used: hourly usage, except commitment hours that went unused
+            when ChargeCategory = 'Usage'
+                and lower(trim(PricingUnit)) in ('{{ hour_units | join("', '") }}')
+                and coalesce(CommitmentDiscountStatus, '') <> 'Unused'
+                then cast(coalesce(PricingQuantity, 0) * x_gpu_count as decimal(38, 12))
+            -- GPU line with no GPU time: purchases, taxes, credits, unused commitments, non-hourly units
+            else cast(0 as decimal(38, 12))
+        end as x_gpu_hours,
+        x_team,
+        x_project,
+        x_load_id,
+        x_source_file,
+        x_source_row,
+        x_extensions
+    from gpu_resolved
+
+)
+
+select * from final

@@ -1,0 +1,90 @@
+{#-
+    GPU spend per day: only cost lines on a known GPU instance type, one row per charge date,
+    billing period, provider, billing account, sub account, region, GPU model, instance type,
+    pricing category, charge category, team, project and billing currency.
+-#}
+
+{%- set grain = [
+    'charge_date', 'billing_period_start', 'provider_name', 'billing_account_id', 'sub_account_id',
+    'region_id', 'gpu_model', 'instance_type', 'pricing_category', 'charge_category', 'team', 'project',
+    'billing_currency',
+] -%}
+
+with
+
+gpu_cost_lines as (
+
+    select * from {{ ref('int_billing__cost_lines') }}
+    where x_gpu_model is not null
+
+),
+
+daily as (
+
+    select
+        cast({{ dbt.date_trunc('day', 'ChargePeriodStart') }} as date) as charge_date,
+        BillingPeriodStart as billing_period_start,
+        ProviderName as provider_name,
+        BillingAccountId as billing_account_id,
+        SubAccountId as sub_account_id,
+        RegionId as region_id,
+        x_gpu_model as gpu_model,
+        x_instance_type as instance_type,
+        PricingCategory as pricing_category,
+        ChargeCategory as charge_category,
+        x_team as team,
+        x_project as project,
+        BillingCurrency as billing_currency,
+        sum(x_gpu_hours) as gpu_hours,
+        sum(BilledCost) as billed_cost,
+        sum(EffectiveCost) as effective_cost,
+        sum(ListCost) as list_cost,
+        count(*) as cost_line_count
+    from gpu_cost_lines
+    group by
+        cast({{ dbt.date_trunc('day', 'ChargePeriodStart') }} as date),
+        BillingPeriodStart,
+        ProviderName,
+        BillingAccountId,
+        SubAccountId,
+        RegionId,
+        x_gpu_model,
+        x_instance_type,
+        PricingCategory,
+        ChargeCategory,
+        x_team,
+        x_project,
+        BillingCurrency
+
+),
+
+final as (
+
+    select
+        {{ generate_surrogate_key(grain) }} as gpu_spend_daily_key,
+        charge_date,
+        cast(billing_period_start as timestamp) as billing_period_start,
+        provider_name,
+        billing_account_id,
+        sub_account_id,
+        region_id,
+        gpu_model,
+        instance_type,
+        pricing_category,
+        charge_category,
+        team,
+        project,
+        billing_currency,
+        cast(gpu_hours as decimal(38, 12)) as gpu_hours,
+        cast(billed_cost as decimal(38, 12)) as billed_cost,
+        cast(effective_cost as decimal(38, 12)) as effective_cost,
+        cast(list_cost as decimal(38, 12)) as list_cost,
+        case
+            when gpu_hours > 0 then {{ decimal_divide('effective_cost', 'gpu_hours', 6) }}
+        end as effective_cost_per_gpu_hour,
+        cast(cost_line_count as bigint) as cost_line_count
+    from daily
+
+)
+
+select * from final

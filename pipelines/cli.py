@@ -69,9 +69,8 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _demo(home: FinopsHome, args: argparse.Namespace) -> int:
-    from sources.synthetic.focus_samples import write_focus_samples
-
     from pipelines.lib.landing import register
+    from sources.synthetic.focus_samples import write_focus_samples
 
     with tempfile.TemporaryDirectory() as scratch:
         files = write_focus_samples(Path(scratch), seed=args.seed)
@@ -112,7 +111,11 @@ def _materialize(home: FinopsHome, *, selection: tuple[str, ...] | None) -> tupl
     asset_selection = None
     if selection is not None:
         graph = definitions.resolve_asset_graph()
-        asset_selection = list(dg.AssetSelection.keys(dg.AssetKey(list(selection))).downstream().resolve(graph))
+        # The load, everything downstream of it, and what those need besides other sources
+        # (seeds on a fresh warehouse).
+        load = dg.AssetSelection.keys(dg.AssetKey(list(selection)))
+        needed = load.downstream().upstream() - dg.AssetSelection.groups("ingest") | load
+        asset_selection = list(needed.resolve(graph))
     with dg.DagsterInstance.get() as instance:
         result = job.execute_in_process(instance=instance, asset_selection=asset_selection, raise_on_error=False)
     deliveries: list[dict[str, Any]] = []
@@ -232,7 +235,6 @@ def _build_docs(home: FinopsHome) -> Path:
 
     ensure_manifest()
     invocation = dbt_cli().cli(["docs", "generate", "--static"], raise_on_error=True)
-    )
     invocation.wait()
     index = home.docs / "index.html"
     shutil.copyfile(invocation.target_path / "static_index.html", index)

@@ -46,7 +46,7 @@ def export_focus(warehouse: Path, directory: Path) -> list[tuple[Path, int]]:
 
 
 def _write(cursor, path: Path) -> int:
-    reader = cursor.fetch_record_batch(BATCH_ROWS)
+    reader = cursor.to_arrow_reader(BATCH_ROWS)
     rows = 0
     writer_cls = pq.ParquetWriter if path.suffix == ".parquet" else pa_csv.CSVWriter
     with writer_cls(str(path), reader.schema) as writer:

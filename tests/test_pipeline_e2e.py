@@ -1,0 +1,175 @@
+"""The whole pipeline through the CLI, in a temporary FINOPS_HOME, checked against hand-computed numbers."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from decimal import Decimal
+from pathlib import Path
+
+import duckdb
+import pyarrow.parquet as pq
+import pytest
+
+from pipelines.cli import main
+from tests.focus_fixtures import BASE_ROW, focus_rows, write_csv
+
+pytestmark = pytest.mark.e2e
+
+AWS_ROWS = focus_rows(
+    {  # 10 hours of one 8×H100 spot instance: 80 GPU-hours
+        "ChargeDescription": "p5.48xlarge Spot",
+        "PricingCategory": "Dynamic",
+        "PricingQuantity": "10",
+        "BilledCost": "200.00",
+        "EffectiveCost": "200.00",
+        "ListCost": "983.20",
+        "ContractedCost": "983.20",
+        "SkuPriceDetails": "NULL",
+        "x_UsageType": "USE2-SpotUsage:p5.48xlarge",
+        "Tags": '{"team": "research", "project": "llm"}',
+    },
+    {  # 5 hours of one A10G, found through SkuPriceDetails: 5 GPU-hours
+        "ChargeDescription": "g5.xlarge On Demand",
+        "PricingQuantity": "5",
+        "BilledCost": "5.03",
+        "EffectiveCost": "5.03",
+        "ListCost": "5.03",
+        "ContractedCost": "5.03",
+        "SkuPriceDetails": '{"InstanceType": "g5.xlarge", "GpuCount": 1}',
+        "x_UsageType": "BoxUsage:g5.xlarge",
+        "Tags": '{"team": "inference"}',
+    },
+    {  # not a GPU
+        "ServiceCategory": "Storage",
+        "ServiceName": "Amazon Simple Storage Service",
+        "PricingQuantity": "100",
+        "PricingUnit": "GB-Month",
+        "BilledCost": "12.34",
+        "EffectiveCost": "12.34",
+        "ListCost": "12.34",
+        "ContractedCost": "12.34",
+        "SkuPriceDetails": "NULL",
+        "x_UsageType": "TimedStorage-ByteHrs",
+        "Tags": "NULL",
+    },
+    {
+        "ChargeCategory": "Tax",
+        "ServiceCategory": "Other",
+        "ServiceName": "Tax",
+        "PricingQuantity": "NULL",
+        "PricingUnit": "NULL",
+        "PricingCategory": "NULL",
+        "BilledCost": "20.00",
+        "EffectiveCost": "20.00",
+        "ListCost": "20.00",
+        "ContractedCost": "20.00",
+        "SkuPriceDetails": "NULL",
+        "x_UsageType": "NULL",
+        "Tags": "NULL",
+    },
+)
+_LAMBDA = {k: v for k, v in BASE_ROW.items() if k not in ("ProviderName", "PublisherName")}
+LAMBDA_ROWS = [
+    _LAMBDA
+    | {  # 24 hours of an 8×H100 node at $23.92/h: 192 GPU-hours
+        "ServiceProviderName": "Lambda",
+        "HostProviderName": "Lambda",
+        "BillingAccountId": "lambda-team",
+        "InvoiceIssuerName": "Lambda, Inc.",
+        "ServiceName": "Lambda Cloud",
+        "PricingQuantity": "24",
+        "BilledCost": "574.08",
+        "EffectiveCost": "574.08",
+        "ListCost": "574.08",
+        "ContractedCost": "574.08",
+        "SkuPriceDetails": '{"InstanceType": "gpu_8x_h100_sxm5"}',
+        "Tags": '{"team": "research", "project": "llm"}',
+    }
+]
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = tmp_path / "finops"
+    monkeypatch.setenv("FINOPS_HOME", str(root))
+    return root
+
+
+def query(home: Path, sql: str) -> list[tuple]:
+    con = duckdb.connect(str(home / "warehouse.duckdb"), read_only=True)
+    try:
+        return con.execute(sql).fetchall()
+    finally:
+        con.close()
+
+
+def data_fingerprint(home: Path) -> str:
+    digest = hashlib.sha256()
+    for schema, table in query(home, "select table_schema, table_name from information_schema.tables order by all"):
+        rows = query(home, f'select * from "{schema}"."{table}" order by all')
+        digest.update(f"{schema}.{table}:{rows!r}".encode())
+    return digest.hexdigest()
+
+
+def test_ingest_to_marts_docs_sql_and_export(home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    aws = write_csv(tmp_path / "aws-2026-09.csv", AWS_ROWS)
+    lambda_file = write_csv(tmp_path / "lambda-2026-09.csv", LAMBDA_ROWS)
+
+    assert main(["ingest", str(aws)]) == 0
+    assert "loaded" in capsys.readouterr().out
+    assert main(["ingest", str(lambda_file)]) == 0
+    out = capsys.readouterr().out
+    assert "1 rows, billing periods 2026-09-01" in out and "USD billed 574.08" in out
+
+    # All spend, per currency: 200 + 5.03 + 12.34 + 20 + 574.08.
+    assert query(home, "select billing_currency, sum(effective_cost) from marts.fct_cost_daily group by 1") == [
+        ("USD", Decimal("811.45"))
+    ]
+    gpu = query(
+        home,
+        """
+        select provider_name, gpu_model, sum(gpu_hours), sum(effective_cost)
+        from marts.fct_gpu_spend_daily group by all order by all
+        """,
+    )
+    assert gpu == [
+        ("AWS", "A10G", Decimal(5), Decimal("5.03")),
+        ("AWS", "H100", Decimal(80), Decimal("200.00")),
+        ("Lambda", "H100", Decimal(192), Decimal("574.08")),
+    ]
+    per_hour = query(
+        home,
+        "select team, effective_cost_per_gpu_hour from marts.fct_gpu_spend_daily where provider_name = 'Lambda'",
+    )
+    assert per_hour == [("research", Decimal("2.99"))]  # 574.08 / 192
+
+    # Ad-hoc SQL from the CLI, read-only.
+    assert main(["sql", "select * from marts.fct_cost_daily limit 5", "--format", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert 1 <= len(rows) <= 5 and "effective_cost" in rows[0]
+    assert main(["sql", "create table marts.nope as select 1"]) == 1
+
+    # The docs site is one self-contained page describing the marts.
+    assert main(["docs"]) == 0
+    index = (home / "docs" / "index.html").read_text()
+    assert "fct_gpu_spend_daily" in index and "<script" in index
+
+    # A FOCUS export holds the same money as the warehouse.
+    assert main(["export", "focus", str(tmp_path / "export")]) == 0
+    exported = pq.read_table(tmp_path / "export" / "focus_cost_and_usage.parquet")
+    assert sum(exported.column("EffectiveCost").to_pylist()) == Decimal("811.45")
+    assert {"BilledCost", "ProviderName", "x_gpu_hours", "x_gpu_model"} <= set(exported.column_names)
+
+
+def test_rejected_file_is_quarantined_and_changes_no_data(home: Path, tmp_path: Path, capsys):
+    assert main(["ingest", str(write_csv(tmp_path / "aws.csv", AWS_ROWS))]) == 0
+    before = data_fingerprint(home)
+
+    broken = [AWS_ROWS[0], AWS_ROWS[1] | {"BilledCost": "five"}]
+    assert main(["ingest", str(write_csv(tmp_path / "broken.csv", broken))]) == 1
+    out = capsys.readouterr().out
+    assert "REJECTED" in out and "row 2, column BilledCost" in out
+    assert data_fingerprint(home) == before
+    reasons = list((home / "quarantine" / "focus").glob("*.reason.txt"))
+    assert len(reasons) == 1 and "'five' is not a decimal number" in reasons[0].read_text()

@@ -160,8 +160,7 @@ def _print_summary(home: FinopsHome) -> None:
     with connect(home.warehouse, read_only=True) as con:
         totals = con.execute(
             """
-            select billing_currency, sum(effective_cost) as spend,
-                   sum(case when gpu_hours is not null then effective_cost end) as gpu_spend
+            select billing_currency, sum(effective_cost) as spend, sum(gpu_effective_cost) as gpu_spend
             from marts.fct_cost_daily group by billing_currency order by billing_currency
             """
         ).fetchall()

@@ -21,8 +21,17 @@ DBT_EXECUTABLE = str(_BESIDE_PYTHON) if _BESIDE_PYTHON.exists() else shutil.whic
 
 
 def ensure_manifest() -> None:
-    """Parse the dbt project when no manifest exists yet (fresh clone, CLI, tests)."""
-    if not dbt_project.manifest_path.exists():
+    """Parse the dbt project when the manifest is missing or older than any project file."""
+    manifest = dbt_project.manifest_path
+    sources = (
+        path
+        for folder in ("models", "macros", "seeds", "tests")
+        for path in (DBT_PROJECT_DIR / folder).rglob("*")
+        if path.is_file()
+    )
+    newest = max((path.stat().st_mtime for path in sources), default=0.0)
+    newest = max(newest, (DBT_PROJECT_DIR / "dbt_project.yml").stat().st_mtime)
+    if not manifest.exists() or manifest.stat().st_mtime < newest:
         dbt_cli().cli(["parse", "--quiet"], target_path=dbt_project.target_path).wait()
 
 

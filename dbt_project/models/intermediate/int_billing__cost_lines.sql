@@ -73,15 +73,52 @@ gpu_instance_types as (
 
 ),
 
+gpu_sku_descriptions as (
+
+    select
+        lower(description_pattern) as pattern,
+        gpu_model
+    from {{ ref('gpu_sku_descriptions') }}
+
+),
+
+-- GPUs billed as their own per-GPU-hour SKU (Google Cloud) name no instance type: match the
+-- charge description against known SKU wording, longest pattern first.
+sku_description_matches as (
+
+    select
+        unioned.x_load_id,
+        unioned.x_source_file,
+        unioned.x_source_row,
+        gpu_sku_descriptions.gpu_model,
+        row_number() over (
+            partition by unioned.x_load_id, unioned.x_source_file, unioned.x_source_row
+            order by length(gpu_sku_descriptions.pattern) desc
+        ) as match_rank
+    from unioned
+    inner join gpu_sku_descriptions
+        on lower(unioned.ChargeDescription) like {{ dbt.concat(["'%'", "gpu_sku_descriptions.pattern", "'%'"]) }}
+    where unioned.x_instance_type is null
+        and lower(unioned.ChargeDescription) like '%gpu%'
+
+),
+
 gpu_resolved as (
 
     select
         unioned.*,
-        coalesce(gpu_instance_types.gpu_model, unioned.x_sku_gpu_model) as x_gpu_model,
+        coalesce(
+            gpu_instance_types.gpu_model, sku_description_matches.gpu_model, unioned.x_sku_gpu_model
+        ) as x_gpu_model,
         cast(coalesce(unioned.x_sku_gpu_count, gpu_instance_types.gpu_count) as decimal(18, 6)) as x_gpu_count
     from unioned
     left join gpu_instance_types
         on lower(unioned.x_instance_type) = gpu_instance_types.instance_type_key
+    left join sku_description_matches
+        on unioned.x_load_id = sku_description_matches.x_load_id
+        and unioned.x_source_file = sku_description_matches.x_source_file
+        and unioned.x_source_row = sku_description_matches.x_source_row
+        and sku_description_matches.match_rank = 1
 
 ),
 

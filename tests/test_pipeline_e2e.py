@@ -173,3 +173,31 @@ def test_rejected_file_is_quarantined_and_changes_no_data(home: Path, tmp_path: 
     assert data_fingerprint(home) == before
     reasons = list((home / "quarantine" / "focus").glob("*.reason.txt"))
     assert len(reasons) == 1 and "'five' is not a decimal number" in reasons[0].read_text()
+
+
+def test_demo_marts_match_the_generators_own_totals(home: Path, capsys: pytest.CaptureFixture[str]):
+    assert main(["demo", "--seed", "7"]) == 0
+    assert "GPU FinOps summary" in capsys.readouterr().out
+
+    from sources.synthetic.focus_samples import write_focus_samples
+
+    expected_dir = home.parent / "expected"
+    write_focus_samples(expected_dir, seed=7)
+    expected: dict[tuple[str, str], dict[str, Decimal]] = {}
+    for entry in json.loads((expected_dir / "expected_totals.json").read_text())["files"]:
+        key = (entry["billing_period_start"][:10], entry["billing_currency"])
+        totals = expected.setdefault(key, {"billed": Decimal(0), "effective": Decimal(0), "gpu_hours": Decimal(0)})
+        totals["billed"] += Decimal(entry["billed_cost"])
+        totals["effective"] += Decimal(entry["effective_cost"])
+        totals["gpu_hours"] += Decimal(entry["gpu_hours"])
+    found = {
+        (str(period)[:10], currency): {"billed": billed, "effective": effective, "gpu_hours": gpu_hours}
+        for period, currency, billed, effective, gpu_hours in query(
+            home,
+            """
+            select billing_period_start, billing_currency, sum(billed_cost), sum(effective_cost), sum(gpu_hours)
+            from marts.fct_cost_daily group by all
+            """,
+        )
+    }
+    assert found == expected

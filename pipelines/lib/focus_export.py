@@ -40,13 +40,13 @@ def export_focus(warehouse: Path, directory: Path) -> list[tuple[Path, int]]:
         order = '"BillingPeriodStart", "ChargePeriodStart", "x_source_file", "x_source_row"'
         parquet_path = directory / "focus_cost_and_usage.parquet"
         csv_path = directory / "focus_cost_and_usage.csv"
-        rows = _write(con.execute(f"select {', '.join(typed)} from {CANONICAL_TABLE} order by {order}"), parquet_path)
-        _write(con.execute(f"select {', '.join(as_text)} from {CANONICAL_TABLE} order by {order}"), csv_path)
+        rows = _write(con.sql(f"select {', '.join(typed)} from {CANONICAL_TABLE} order by {order}"), parquet_path)
+        _write(con.sql(f"select {', '.join(as_text)} from {CANONICAL_TABLE} order by {order}"), csv_path)
     return [(parquet_path, rows), (csv_path, rows)]
 
 
-def _write(cursor, path: Path) -> int:
-    reader = cursor.to_arrow_reader(BATCH_ROWS)
+def _write(relation, path: Path) -> int:
+    reader = relation.to_arrow_reader(BATCH_ROWS)
     rows = 0
     writer_cls = pq.ParquetWriter if path.suffix == ".parquet" else pa_csv.CSVWriter
     with writer_cls(str(path), reader.schema) as writer:

@@ -13,7 +13,6 @@ $(BIN)/python:
 $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
-	cd dbt_project && $(BIN)/dbt parse --quiet --profiles-dir .
 	touch $(STAMP)
 
 install: $(STAMP)

@@ -74,9 +74,8 @@ def _demo(home: FinopsHome, args: argparse.Namespace) -> int:
 
     with tempfile.TemporaryDirectory() as scratch:
         files = write_focus_samples(Path(scratch), seed=args.seed)
-        data_files = [file for file in files if file.name != "expected_totals.json"]
-        print(f"Generated {len(data_files)} sample FOCUS files (seed {args.seed}).")
-        for file in data_files:
+        print(f"Generated {len(files)} sample FOCUS files (seed {args.seed}).")
+        for file in files:
             register(home, "focus", file)
     results, ok = _materialize(home, selection=None)
     _print_deliveries(results)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import shutil
 import subprocess
@@ -10,12 +9,13 @@ import tempfile
 from decimal import Decimal
 from pathlib import Path
 
-import duckdb
 import pyarrow.parquet as pq
 import pytest
 
 from pipelines.cli import main
 from tests.focus_fixtures import BASE_ROW, focus_rows, write_csv
+from tests.warehouse_helpers import query as warehouse_query
+from tests.warehouse_helpers import table_fingerprint
 
 pytestmark = pytest.mark.e2e
 
@@ -100,19 +100,7 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def query(home: Path, sql: str) -> list[tuple]:
-    con = duckdb.connect(str(home / "warehouse.duckdb"), read_only=True)
-    try:
-        return con.execute(sql).fetchall()
-    finally:
-        con.close()
-
-
-def data_fingerprint(home: Path) -> str:
-    digest = hashlib.sha256()
-    for schema, table in query(home, "select table_schema, table_name from information_schema.tables order by all"):
-        rows = query(home, f'select * from "{schema}"."{table}" order by all')
-        digest.update(f"{schema}.{table}:{rows!r}".encode())
-    return digest.hexdigest()
+    return warehouse_query(home / "warehouse.duckdb", sql)
 
 
 def assert_docs_site_renders(index: Path) -> None:
@@ -194,13 +182,13 @@ def test_ingest_to_marts_docs_sql_and_export(home: Path, tmp_path: Path, capsys:
 
 def test_rejected_file_is_quarantined_and_changes_no_data(home: Path, tmp_path: Path, capsys):
     assert main(["ingest", str(write_csv(tmp_path / "aws.csv", AWS_ROWS))]) == 0
-    before = data_fingerprint(home)
+    before = table_fingerprint(home / "warehouse.duckdb")
 
     broken = [AWS_ROWS[0], AWS_ROWS[1] | {"BilledCost": "five"}]
     assert main(["ingest", str(write_csv(tmp_path / "broken.csv", broken))]) == 1
     out = capsys.readouterr().out
     assert "REJECTED" in out and "row 2, column BilledCost" in out
-    assert data_fingerprint(home) == before
+    assert table_fingerprint(home / "warehouse.duckdb") == before
     reasons = list((home / "quarantine" / "focus").glob("*.reason.txt"))
     assert len(reasons) == 1 and "'five' is not a decimal number" in reasons[0].read_text()
 

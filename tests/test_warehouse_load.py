@@ -2,20 +2,19 @@
 
 from __future__ import annotations
 
-import hashlib
 import logging
 from decimal import Decimal
 from pathlib import Path
 
-import duckdb
 import pytest
 
 from pipelines.lib.ingest import ingest_landing_zone
 from pipelines.lib.landing import register
 from pipelines.lib.settings import FinopsHome
-from pipelines.lib.warehouse import FOCUS_RAW, connect
+from pipelines.lib.warehouse import FOCUS_RAW, audit_mismatches, connect
 from sources.focus import read_focus_files
 from tests.focus_fixtures import focus_rows, write_csv
+from tests.warehouse_helpers import query, table_fingerprint
 
 SEP = {"BillingPeriodStart": "2026-09-01T00:00:00Z", "BillingPeriodEnd": "2026-10-01T00:00:00Z"}
 OCT = {
@@ -38,22 +37,8 @@ def run_ingest(home: FinopsHome):
 
 
 def billed_by_period(home: FinopsHome) -> dict[str, Decimal]:
-    with connect(home.warehouse, read_only=True) as con:
-        rows = con.execute(
-            "select strftime(BillingPeriodStart, '%Y-%m'), sum(BilledCost) from raw.focus_cost_and_usage group by 1"
-        ).fetchall()
-    return dict(rows)
-
-
-def table_fingerprint(home: FinopsHome) -> str:
-    """A hash over every row of every table: equal fingerprints mean equal warehouse contents."""
-    digest = hashlib.sha256()
-    with connect(home.warehouse, read_only=True) as con:
-        tables = con.execute("select table_schema, table_name from information_schema.tables order by 1, 2").fetchall()
-        for schema, table in tables:
-            rows = con.execute(f'select * from "{schema}"."{table}" order by all').fetchall()
-            digest.update(f"{schema}.{table}:{rows!r}".encode())
-    return digest.hexdigest()
+    sql = "select strftime(BillingPeriodStart, '%Y-%m'), sum(BilledCost) from raw.focus_cost_and_usage group by 1"
+    return dict(query(home.warehouse, sql))
 
 
 def test_same_file_twice_changes_nothing(home: FinopsHome, tmp_path: Path):
@@ -62,12 +47,12 @@ def test_same_file_twice_changes_nothing(home: FinopsHome, tmp_path: Path):
     first = run_ingest(home)
     assert [r.status for r in first] == ["loaded"]
     assert first[0].totals == {"USD": {"billed": "10.75", "effective": "196.64"}}
-    before = table_fingerprint(home)
+    before = table_fingerprint(home.warehouse)
 
     register(home, "focus", source)  # the same bytes delivered again
     second = run_ingest(home)
     assert [r.status for r in second] == ["duplicate", "duplicate"]
-    assert table_fingerprint(home) == before
+    assert table_fingerprint(home.warehouse) == before
 
 
 def test_restatement_replaces_only_the_periods_it_carries(home: FinopsHome, tmp_path: Path):
@@ -91,22 +76,21 @@ def test_restatement_replaces_only_the_periods_it_carries(home: FinopsHome, tmp_
     register(home, "focus", write_csv(tmp_path / "oct-v2.csv", focus_rows(OCT | {"BilledCost": "7"})))
     run_ingest(home)
     assert billed_by_period(home) == {"2026-09": Decimal(11), "2026-10": Decimal(7)}
-    with connect(home.warehouse, read_only=True) as con:
-        statuses = con.execute("select delivery, status from audit.loads order by loaded_at").fetchall()
-    assert [status for _, status in statuses] == ["superseded", "loaded", "loaded"]
+    statuses = query(home.warehouse, "select status from audit.loads order by loaded_at")
+    assert statuses == [("superseded",), ("loaded",), ("loaded",)]
 
 
 def test_bad_delivery_is_quarantined_and_the_warehouse_is_unchanged(home: FinopsHome, tmp_path: Path):
     register(home, "focus", write_csv(tmp_path / "good.csv", focus_rows(SEP)))
     run_ingest(home)
-    before = table_fingerprint(home)
+    before = table_fingerprint(home.warehouse)
 
     bad = register(home, "focus", write_csv(tmp_path / "bad.csv", focus_rows(SEP, SEP | {"EffectiveCost": "n/a"})))
     results = run_ingest(home)
     rejected = [r for r in results if r.status == "rejected"]
     assert len(rejected) == 1
     assert "row 2, column EffectiveCost" in rejected[0].reason
-    assert table_fingerprint(home) == before
+    assert table_fingerprint(home.warehouse) == before
     assert not bad.path.exists()
     reason = (home.quarantine / "focus" / f"{bad.path.name}.reason.txt").read_text()
     assert "column: EffectiveCost" in reason and "row: 2" in reason
@@ -122,22 +106,29 @@ def test_folder_delivery_loads_its_part_files_as_one(home: FinopsHome, tmp_path:
     (result,) = run_ingest(home)
     assert (result.status, result.rows) == ("loaded", 2)
     assert billed_by_period(home) == {"2026-09": Decimal(7)}
-    with connect(home.warehouse, read_only=True) as con:
-        files = {row[0] for row in con.execute("select _source_file from raw.focus_cost_and_usage").fetchall()}
-    assert {Path(f).name for f in files} == {"part-0.csv", "part-1.csv"}
+    files = query(home.warehouse, "select distinct _source_file from raw.focus_cost_and_usage")
+    assert {Path(f).name for (f,) in files} == {"part-0.csv", "part-1.csv"}
 
 
 def test_warehouse_money_columns_are_decimal(home: FinopsHome, tmp_path: Path):
     register(home, "focus", write_csv(tmp_path / "a.csv", focus_rows(SEP)))
     run_ingest(home)
-    con = duckdb.connect(str(home.warehouse), read_only=True)
-    try:
-        types = dict(
-            con.execute(
-                "select column_name, data_type from information_schema.columns "
-                "where table_schema = 'raw' and column_name in ('BilledCost', 'EffectiveCost', 'PricingQuantity')"
-            ).fetchall()
-        )
-    finally:
-        con.close()
-    assert set(types.values()) == {"DECIMAL(38,12)"}
+    types = query(
+        home.warehouse,
+        "select distinct data_type from information_schema.columns "
+        "where table_schema = 'raw' and column_name in ('BilledCost', 'EffectiveCost', 'PricingQuantity')",
+    )
+    assert types == [("DECIMAL(38,12)",)]
+
+
+def test_audit_check_finds_a_row_lost_after_loading(home: FinopsHome, tmp_path: Path):
+    register(home, "focus", write_csv(tmp_path / "a.csv", focus_rows(SEP, SEP | {"BilledCost": "1.5"})))
+    run_ingest(home)
+    with connect(home.warehouse) as con:
+        assert audit_mismatches(con, FOCUS_RAW)[1] == []
+        con.execute("delete from raw.focus_cost_and_usage where BilledCost = 1.5")
+        header, mismatches = audit_mismatches(con, FOCUS_RAW)
+    (row,) = mismatches
+    found = dict(zip(header, row, strict=True))
+    assert (found["expected_rows"], found["found_rows"]) == (2, 1)
+    assert found["expected_billed"] - found["found_billed"] == Decimal("1.5")

@@ -7,88 +7,37 @@
     Returns one row per period, currency and check that differs; the comparison is exact.
 -#}
 
+{#- One totals query per side of a comparison: relation, period and currency columns, line count, filter. -#}
+{%- set canonical = ('BillingPeriodStart', 'BillingCurrency', 'count(*)', 'BilledCost', 'EffectiveCost') -%}
+{%- set mart = ('billing_period_start', 'billing_currency', 'sum(cost_line_count)', 'billed_cost', 'effective_cost') -%}
+{%- set totals = [
+    ('raw_focus', source('raw', 'focus_cost_and_usage'), canonical, 'true'),
+    ('cost_lines_focus', ref('int_billing__cost_lines'), canonical, "x_source = 'focus'"),
+    ('cost_lines_all', ref('int_billing__cost_lines'), canonical, 'true'),
+    ('cost_lines_gpu', ref('int_billing__cost_lines'), canonical, 'x_gpu_model is not null'),
+    ('cost_daily', ref('fct_cost_daily'), mart, 'true'),
+    ('gpu_spend_daily', ref('fct_gpu_spend_daily'), mart, 'true'),
+] -%}
+
 with
 
-raw_focus as (
+{% for name, relation, columns, condition in totals -%}
+{%- set period, currency, line_count, billed, effective = columns -%}
+{{ name }} as (
 
     select
-        BillingPeriodStart as billing_period_start,
-        BillingCurrency as billing_currency,
-        count(*) as line_count,
-        sum(BilledCost) as billed_cost,
-        sum(EffectiveCost) as effective_cost
-    from {{ source('raw', 'focus_cost_and_usage') }}
-    group by BillingPeriodStart, BillingCurrency
+        {{ period }} as billing_period_start,
+        {{ currency }} as billing_currency,
+        {{ line_count }} as line_count,
+        sum({{ billed }}) as billed_cost,
+        sum({{ effective }}) as effective_cost
+    from {{ relation }}
+    where {{ condition }}
+    group by {{ period }}, {{ currency }}
 
 ),
 
-cost_lines_focus as (
-
-    select
-        BillingPeriodStart as billing_period_start,
-        BillingCurrency as billing_currency,
-        count(*) as line_count,
-        sum(BilledCost) as billed_cost,
-        sum(EffectiveCost) as effective_cost
-    from {{ ref('int_billing__cost_lines') }}
-    where x_source = 'focus'
-    group by BillingPeriodStart, BillingCurrency
-
-),
-
-cost_lines_all as (
-
-    select
-        BillingPeriodStart as billing_period_start,
-        BillingCurrency as billing_currency,
-        count(*) as line_count,
-        sum(BilledCost) as billed_cost,
-        sum(EffectiveCost) as effective_cost
-    from {{ ref('int_billing__cost_lines') }}
-    group by BillingPeriodStart, BillingCurrency
-
-),
-
-cost_lines_gpu as (
-
-    select
-        BillingPeriodStart as billing_period_start,
-        BillingCurrency as billing_currency,
-        count(*) as line_count,
-        sum(BilledCost) as billed_cost,
-        sum(EffectiveCost) as effective_cost
-    from {{ ref('int_billing__cost_lines') }}
-    where x_gpu_model is not null
-    group by BillingPeriodStart, BillingCurrency
-
-),
-
-cost_daily as (
-
-    select
-        billing_period_start,
-        billing_currency,
-        sum(cost_line_count) as line_count,
-        sum(billed_cost) as billed_cost,
-        sum(effective_cost) as effective_cost
-    from {{ ref('fct_cost_daily') }}
-    group by billing_period_start, billing_currency
-
-),
-
-gpu_spend_daily as (
-
-    select
-        billing_period_start,
-        billing_currency,
-        sum(cost_line_count) as line_count,
-        sum(billed_cost) as billed_cost,
-        sum(effective_cost) as effective_cost
-    from {{ ref('fct_gpu_spend_daily') }}
-    group by billing_period_start, billing_currency
-
-),
-
+{% endfor -%}
 {%- set comparisons = [
     ('raw focus table vs int_billing__cost_lines (focus)', 'raw_focus', 'cost_lines_focus'),
     ('int_billing__cost_lines vs fct_cost_daily', 'cost_lines_all', 'cost_daily'),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 import duckdb
@@ -15,7 +16,7 @@ from pipelines.lib.warehouse import RawTable, find_load, load_delivery
 from sources.errors import RejectedInput
 from sources.focus import FocusFile
 
-Parser = Callable[[list[tuple[Any, str]]], FocusFile]
+Parser = Callable[[list[tuple[Path, str]]], FocusFile]
 
 
 @dataclass(frozen=True)
@@ -70,14 +71,15 @@ def _ingest_one(
     parse: Parser,
 ) -> DeliveryResult:
     sha256 = delivery.sha256()
-    existing = find_load(con, source, sha256) if _audit_exists(con) else None
+    existing = find_load(con, source, sha256)
     if existing is not None:
         return DeliveryResult(delivery=delivery.name, status="duplicate", load_id=existing)
     try:
-        parsed = parse([(file, delivery.display_name(file)) for file in delivery.files()])
+        files = delivery.files()
+        if not files:
+            raise RejectedInput(delivery.name, "holds no CSV, CSV.gz or Parquet files")
+        parsed = parse([(file, delivery.display_name(file)) for file in files])
     except RejectedInput as error:
-        if error.file == "(delivery)":
-            error = RejectedInput(delivery.name, error.reason, row=error.row, column=error.column)
         quarantine(home, delivery, error)
         return DeliveryResult(delivery=delivery.name, status="rejected", reason=error.describe())
     outcome = load_delivery(
@@ -97,12 +99,4 @@ def _ingest_one(
         replaced_rows=outcome.replaced_rows,
         billing_periods=outcome.billing_periods,
         totals=outcome.totals,
-    )
-
-
-def _audit_exists(con: duckdb.DuckDBPyConnection) -> bool:
-    return bool(
-        con.execute(
-            "SELECT count(*) FROM information_schema.tables WHERE table_schema = 'audit' AND table_name = 'loads'"
-        ).fetchone()[0]
     )

@@ -133,6 +133,12 @@ def ensure_tables(con: duckdb.DuckDBPyConnection, table: RawTable) -> None:
 
 
 def find_load(con: duckdb.DuckDBPyConnection, source: str, sha256: str) -> str | None:
+    """The load that already holds this delivery, if any (none before the first load ever)."""
+    audit_exists = con.execute(
+        "SELECT count(*) FROM information_schema.tables WHERE table_schema = 'audit' AND table_name = 'loads'"
+    ).fetchone()[0]
+    if not audit_exists:
+        return None
     row = con.execute(
         "SELECT load_id FROM audit.loads WHERE source = ? AND sha256 = ? ORDER BY loaded_at LIMIT 1",
         [source, sha256],
@@ -262,3 +268,51 @@ def _outcome_of(con: duckdb.DuckDBPyConnection, load_id: str, *, status: str) ->
         billing_periods=_billing_periods(con, load_id),
         totals=_totals(con, load_id),
     )
+
+
+def audit_mismatches(con: duckdb.DuckDBPyConnection, table: RawTable) -> tuple[list[str], list[tuple]]:
+    """Keys where `table` does not hold exactly what the latest delivery of that key held.
+
+    For each billing account × billing period, the rows in raw must be those of the latest load
+    that carried the key, with the count and totals recorded when it was loaded: nothing lost,
+    nothing left over from a restated delivery, nothing counted twice. Returns (header, rows).
+    """
+    account, period, currency = (f'"{c}"' for c in (*table.restatement_key, table.currency_column))
+    billed, effective = f'"{table.billed_cost_column}"', f'"{table.effective_cost_column}"'
+    cursor = con.execute(
+        f"""
+        with latest_load as (
+            select t.billing_account_id, t.billing_period_start, arg_max(t.load_id, l.loaded_at) as load_id
+            from audit.load_totals as t
+            join audit.loads as l using (load_id)
+            where l.raw_table = ?
+            group by t.billing_account_id, t.billing_period_start
+        ),
+        expected as (
+            select t.*
+            from audit.load_totals as t
+            join latest_load using (load_id, billing_account_id, billing_period_start)
+        ),
+        actual as (
+            select _load_id as load_id, {account} as billing_account_id, {period} as billing_period_start,
+                   {currency} as billing_currency, count(*) as row_count,
+                   sum({billed}) as billed_cost, sum({effective}) as effective_cost
+            from {table.name}
+            group by _load_id, {account}, {period}, {currency}
+        )
+        select coalesce(e.billing_account_id, a.billing_account_id) as billing_account_id,
+               coalesce(e.billing_period_start, a.billing_period_start) as billing_period_start,
+               coalesce(e.billing_currency, a.billing_currency) as billing_currency,
+               e.load_id as expected_load, a.load_id as found_load,
+               e.billed_cost as expected_billed, a.billed_cost as found_billed,
+               e.row_count as expected_rows, a.row_count as found_rows
+        from expected as e
+        full outer join actual as a
+          on e.load_id = a.load_id and e.billing_account_id = a.billing_account_id
+         and e.billing_period_start = a.billing_period_start and e.billing_currency = a.billing_currency
+        where e.load_id is null or a.load_id is null
+           or e.row_count <> a.row_count or e.billed_cost <> a.billed_cost or e.effective_cost <> a.effective_cost
+        """,
+        [table.name],
+    )
+    return [column[0] for column in cursor.description], cursor.fetchall()

@@ -13,7 +13,7 @@ import gzip
 import shutil
 import tempfile
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -70,11 +70,6 @@ class FocusFile:
 
     frame: pl.DataFrame
     focus_version: str
-    source_file: str
-
-    @property
-    def row_count(self) -> int:
-        return self.frame.height
 
 
 def output_schema() -> dict[str, pl.DataType]:
@@ -110,7 +105,7 @@ def read_focus_file(path: Path, *, source_file: str | None = None, require_manda
         pl.int_range(1, typed.height + 1, dtype=pl.Int64).alias("_source_row"),
     )
     _check_rows(typed, name, require_mandatory=require_mandatory)
-    return FocusFile(frame=typed.select(output_schema().keys()), focus_version=version, source_file=name)
+    return FocusFile(frame=typed.select(output_schema().keys()), focus_version=version)
 
 
 def detect_focus_version(columns: list[str]) -> str:
@@ -293,19 +288,12 @@ def _report_unparsed(raw: pl.DataFrame, typed: pl.DataFrame, column: str, kind: 
     if kind is Kind.JSON:
         text = typed[column].str.strip_chars()
         failed = typed[column].is_not_null() & (text.str.json_path_match("$").is_null() | ~text.str.starts_with("{"))
-    if not failed.any():
-        return
-    row = int(failed.arg_true()[0])
-    value = str(raw[column][row])
-    shown = value if len(value) <= 60 else value[:57] + "..."
     expected = {
         Kind.DECIMAL: f"a decimal number (at most {DECIMAL_PRECISION - DECIMAL_SCALE} integer digits)",
         Kind.DATETIME: "an ISO 8601 UTC date-time such as 2026-09-01T00:00:00Z",
         Kind.JSON: "a JSON object",
     }[kind]
-    count = int(failed.sum())
-    more = f" ({count - 1} more row(s) like it)" if count > 1 else ""
-    raise RejectedInput(name, f"{shown!r} is not {expected}{more}", row=row + 1, column=column)
+    _reject_first(failed, raw[column], name, column, lambda value: f"{_shorten(value)!r} is not {expected}")
 
 
 def _check_rows(typed: pl.DataFrame, name: str, *, require_mandatory: bool) -> None:
@@ -336,11 +324,32 @@ def _check_rows(typed: pl.DataFrame, name: str, *, require_mandatory: bool) -> N
     ]
     for column, expr, reason in checks:
         failed = typed.select(expr.fill_null(False)).to_series()
-        if failed.any():
-            row = int(failed.arg_true()[0])
-            value = typed[column][row]
-            shown = "" if value is None else f" (found {value!r})"
-            raise RejectedInput(name, f"{column} {reason}{shown}", row=row + 1, column=column)
+        _reject_first(
+            failed,
+            typed[column],
+            name,
+            column,
+            lambda value, reason=reason, column=column: (
+                f"{column} {reason}" + ("" if value is None else f" (found {value!r})")
+            ),
+        )
+
+
+def _reject_first(
+    failed: pl.Series, values: pl.Series, name: str, column: str, describe: Callable[[object], str]
+) -> None:
+    """Reject the file at the first failing row, saying how many more rows fail the same way."""
+    if not failed.any():
+        return
+    row = int(failed.arg_true()[0])
+    count = int(failed.sum())
+    more = f" ({count - 1} more row(s) like it)" if count > 1 else ""
+    raise RejectedInput(name, describe(values[row]) + more, row=row + 1, column=column)
+
+
+def _shorten(value: object) -> str:
+    text = str(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _first_line(exc: Exception) -> str:
@@ -350,11 +359,9 @@ def _first_line(exc: Exception) -> str:
 def read_focus_files(files: list[tuple[Path, str]], *, require_mandatory: bool = True) -> FocusFile:
     """Parse the files of one delivery (path, name for lineage) into one frame."""
     if not files:
-        raise RejectedInput("(delivery)", "holds no CSV, CSV.gz or Parquet files")
+        raise ValueError("read_focus_files needs at least one file")
     parsed = [read_focus_file(path, source_file=name, require_mandatory=require_mandatory) for path, name in files]
-    versions = sorted({part.focus_version for part in parsed})
     return FocusFile(
         frame=pl.concat([part.frame for part in parsed], how="vertical"),
-        focus_version=",".join(versions),
-        source_file=parsed[0].source_file if len(parsed) == 1 else f"{len(parsed)} files",
+        focus_version=",".join(sorted({part.focus_version for part in parsed})),
     )

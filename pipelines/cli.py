@@ -21,10 +21,9 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+from pipelines.lib.billing_sources import SOURCES_BY_NAME
 from pipelines.lib.settings import FinopsHome, finops_home
 from pipelines.lib.warehouse import connect
-
-INGEST_ASSETS = {"focus": ("raw", "focus_cost_and_usage")}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -48,7 +47,11 @@ def _parser() -> argparse.ArgumentParser:
 
     ingest = commands.add_parser("ingest", help="load a billing file or folder and rebuild what depends on it")
     ingest.add_argument("path", type=Path)
-    ingest.add_argument("--source", choices=sorted(INGEST_ASSETS), default="focus")
+    ingest.add_argument(
+        "--source",
+        choices=sorted(SOURCES_BY_NAME),
+        help="the export format (default: recognised from the file's header or the folder's manifest)",
+    )
     ingest.set_defaults(handler=_ingest)
 
     sql = commands.add_parser("sql", help="run a read-only SQL query against the warehouse")
@@ -88,10 +91,15 @@ def _demo(home: FinopsHome, args: argparse.Namespace) -> int:
 
 def _ingest(home: FinopsHome, args: argparse.Namespace) -> int:
     from pipelines.lib.landing import register
+    from sources.detect import detect_source
 
-    delivery = register(home, args.source, args.path)
-    print(f"Registered {args.path} as {args.source}/{delivery.name}")
-    results, ok = _materialize(home, selection=INGEST_ASSETS[args.source])
+    source = args.source
+    if source is None:
+        source = detect_source(args.path)
+        print(f"Recognised {args.path} as {SOURCES_BY_NAME[source].title} (override with --source).")
+    delivery = register(home, source, args.path)
+    print(f"Registered {args.path} as {source}/{delivery.name}")
+    results, ok = _materialize(home, selection=SOURCES_BY_NAME[source].asset_key)
     _print_deliveries(results)
     mine = [r for r in results if r["delivery"] == delivery.name]
     if not ok or any(r["status"] == "rejected" for r in mine):

@@ -24,7 +24,7 @@ def test_definitions_load_with_ingest_dbt_checks_and_schedule():
     assert dg.AssetKey(["raw", "focus_cost_and_usage"]) in graph.get(staging).parent_keys
     assert definitions.get_schedule_def("daily_refresh_schedule").cron_schedule == "0 6 * * *"
     check_names = {check.name for check in graph.asset_check_keys}
-    assert "raw_focus_matches_audited_deliveries" in check_names
+    assert "raw_matches_audited_deliveries" in check_names
 
 
 def test_every_warehouse_writer_is_in_the_single_writer_pool():

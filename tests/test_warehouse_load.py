@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from pipelines.lib.billing_sources import FOCUS
 from pipelines.lib.ingest import ingest_landing_zone
 from pipelines.lib.landing import register
 from pipelines.lib.settings import FinopsHome
-from pipelines.lib.warehouse import FOCUS_RAW, audit_mismatches, connect
-from sources.focus import read_focus_files
+from pipelines.lib.warehouse import audit_mismatches, connect
 from tests.focus_fixtures import focus_rows, write_csv
 from tests.warehouse_helpers import query, table_fingerprint
 
@@ -33,7 +33,7 @@ def home(tmp_path: Path) -> FinopsHome:
 
 def run_ingest(home: FinopsHome):
     with connect(home.warehouse) as con:
-        return ingest_landing_zone(home, con, source="focus", table=FOCUS_RAW, parse=read_focus_files, log=log)
+        return ingest_landing_zone(home, con, source="focus", table=FOCUS.raw_table, parse=FOCUS.parse, log=log)
 
 
 def billed_by_period(home: FinopsHome) -> dict[str, Decimal]:
@@ -125,9 +125,9 @@ def test_audit_check_finds_a_row_lost_after_loading(home: FinopsHome, tmp_path: 
     register(home, "focus", write_csv(tmp_path / "a.csv", focus_rows(SEP, SEP | {"BilledCost": "1.5"})))
     run_ingest(home)
     with connect(home.warehouse) as con:
-        assert audit_mismatches(con, FOCUS_RAW)[1] == []
+        assert audit_mismatches(con, FOCUS.raw_table)[1] == []
         con.execute("delete from raw.focus_cost_and_usage where BilledCost = 1.5")
-        header, mismatches = audit_mismatches(con, FOCUS_RAW)
+        header, mismatches = audit_mismatches(con, FOCUS.raw_table)
     (row,) = mismatches
     found = dict(zip(header, row, strict=True))
     assert (found["expected_rows"], found["found_rows"]) == (2, 1)

@@ -5,18 +5,17 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 from typing import Any
 
 import duckdb
 
-from pipelines.lib.landing import Delivery, pending_deliveries, quarantine
+from pipelines.lib.landing import pending_deliveries, quarantine
 from pipelines.lib.settings import FinopsHome
 from pipelines.lib.warehouse import RawTable, find_load, load_delivery
+from sources.delivery import Delivery, ParsedDelivery
 from sources.errors import RejectedInput
-from sources.focus import FocusFile
 
-Parser = Callable[[list[tuple[Path, str]]], FocusFile]
+Parser = Callable[[Delivery], ParsedDelivery]
 
 
 @dataclass(frozen=True)
@@ -75,10 +74,7 @@ def _ingest_one(
     if existing is not None:
         return DeliveryResult(delivery=delivery.name, status="duplicate", load_id=existing)
     try:
-        files = delivery.files()
-        if not files:
-            raise RejectedInput(delivery.name, "holds no CSV, CSV.gz or Parquet files")
-        parsed = parse([(file, delivery.display_name(file)) for file in files])
+        parsed = parse(delivery)
     except RejectedInput as error:
         quarantine(home, delivery, error)
         return DeliveryResult(delivery=delivery.name, status="rejected", reason=error.describe())
@@ -89,7 +85,7 @@ def _ingest_one(
         delivery=delivery.name,
         sha256=sha256,
         frame=parsed.frame,
-        format_version=parsed.focus_version,
+        format_version=parsed.format_version,
     )
     return DeliveryResult(
         delivery=delivery.name,

@@ -7,61 +7,15 @@ UTC arrival stamp as prefix, so name order is arrival order.
 
 from __future__ import annotations
 
-import hashlib
 import shutil
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 from pipelines.lib.settings import FinopsHome
+from sources.delivery import Delivery, is_hidden
 from sources.errors import RejectedInput
 
-DATA_SUFFIXES = (".csv", ".csv.gz", ".gz", ".parquet")
 _STAMP_FORMAT = "%Y%m%dT%H%M%S%fZ"
-
-
-@dataclass(frozen=True)
-class Delivery:
-    source: str
-    path: Path
-    landing_root: Path
-
-    @property
-    def name(self) -> str:
-        """The delivery's path relative to its source's landing folder, as recorded in audit.loads."""
-        return self.path.relative_to(self.landing_root).as_posix()
-
-    def files(self) -> list[Path]:
-        if self.path.is_file():
-            return [self.path]
-        return sorted(
-            path
-            for path in self.path.rglob("*")
-            if path.is_file() and _is_data_file(path) and not _is_hidden(path.relative_to(self.path))
-        )
-
-    def display_name(self, file: Path) -> str:
-        """A file's name for lineage and messages: relative to the landing folder of its source."""
-        return file.relative_to(self.landing_root).as_posix()
-
-    def sha256(self) -> str:
-        """Content hash; for a folder, over its files' relative paths and contents."""
-        digest = hashlib.sha256()
-        for file in self.files():
-            if self.path.is_dir():
-                digest.update(file.relative_to(self.path).as_posix().encode() + b"\0")
-            with file.open("rb") as handle:
-                for chunk in iter(lambda h=handle: h.read(1 << 20), b""):
-                    digest.update(chunk)
-        return digest.hexdigest()
-
-
-def _is_hidden(relative: Path) -> bool:
-    return any(part.startswith((".", "_")) for part in relative.parts)
-
-
-def _is_data_file(path: Path) -> bool:
-    return path.name.lower().endswith(DATA_SUFFIXES)
 
 
 def pending_deliveries(home: FinopsHome, source: str) -> list[Delivery]:
@@ -71,7 +25,7 @@ def pending_deliveries(home: FinopsHome, source: str) -> list[Delivery]:
     return [
         Delivery(source=source, path=entry, landing_root=root)
         for entry in sorted(root.iterdir())
-        if not _is_hidden(Path(entry.name))
+        if not is_hidden(Path(entry.name))
     ]
 
 

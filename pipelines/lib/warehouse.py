@@ -20,7 +20,6 @@ import duckdb
 import polars as pl
 
 from sources.focus.columns import DECIMAL_PRECISION, DECIMAL_SCALE
-from sources.focus.reader import output_schema
 
 MONEY_SQL_TYPE = f"DECIMAL({DECIMAL_PRECISION}, {DECIMAL_SCALE})"
 
@@ -36,6 +35,8 @@ class RawTable:
     currency_column: str
     billed_cost_column: str
     effective_cost_column: str
+    snapshot: bool = False
+    """True for inventories: every delivery is the whole table and replaces all of it."""
 
     @property
     def account_column(self) -> str:
@@ -44,16 +45,6 @@ class RawTable:
     @property
     def period_column(self) -> str:
         return self.restatement_key[1]
-
-
-FOCUS_RAW = RawTable(
-    name="raw.focus_cost_and_usage",
-    columns=output_schema(),
-    restatement_key=("BillingAccountId", "BillingPeriodStart"),
-    currency_column="BillingCurrency",
-    billed_cost_column="BilledCost",
-    effective_cost_column="EffectiveCost",
-)
 
 
 @dataclass(frozen=True)
@@ -156,7 +147,7 @@ def load_delivery(
     frame: pl.DataFrame,
     format_version: str | None = None,
 ) -> LoadOutcome:
-    """Load one validated delivery, replacing the account × billing-period keys it covers."""
+    """Load one validated delivery, replacing the account × billing-period keys it covers (or all, for a snapshot)."""
     ensure_tables(con, table)
     existing = find_load(con, source, sha256)
     if existing is not None:
@@ -167,20 +158,19 @@ def load_delivery(
     names = list(table.columns)
     quoted = ", ".join(f'"{name}"' for name in names)
     account, period = (f'"{column}"' for column in table.restatement_key)
+    replaced_rows = (
+        "true"
+        if table.snapshot
+        else f"({account}, {period}) IN (SELECT DISTINCT {account}, {period} FROM incoming_delivery)"
+    )
     con.register("incoming_delivery", frame.select(names).to_arrow())
     try:
         con.begin()
         replaced_loads = [
             row[0]
-            for row in con.execute(
-                f"SELECT DISTINCT _load_id FROM {table.name} "
-                f"WHERE ({account}, {period}) IN (SELECT DISTINCT {account}, {period} FROM incoming_delivery)"
-            ).fetchall()
+            for row in con.execute(f"SELECT DISTINCT _load_id FROM {table.name} WHERE {replaced_rows}").fetchall()
         ]
-        replaced = con.execute(
-            f"DELETE FROM {table.name} "
-            f"WHERE ({account}, {period}) IN (SELECT DISTINCT {account}, {period} FROM incoming_delivery)"
-        ).fetchone()[0]
+        replaced = con.execute(f"DELETE FROM {table.name} WHERE {replaced_rows}").fetchone()[0]
         con.execute(
             f"INSERT INTO {table.name} ({quoted}, _load_id, _ingested_at) SELECT {quoted}, ?, ? FROM incoming_delivery",
             [load_id, loaded_at],
@@ -285,7 +275,7 @@ def audit_mismatches(con: duckdb.DuckDBPyConnection, table: RawTable) -> tuple[l
             select t.billing_account_id, t.billing_period_start, arg_max(t.load_id, l.loaded_at) as load_id
             from audit.load_totals as t
             join audit.loads as l using (load_id)
-            where l.raw_table = ?
+            where l.raw_table = ? and l.status <> 'superseded'
             group by t.billing_account_id, t.billing_period_start
         ),
         expected as (

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import polars as pl
 
+from sources.delivery import Delivery, ParsedDelivery
 from sources.errors import RejectedInput
 from sources.focus.columns import (
     CHARGE_CATEGORIES,
@@ -365,3 +366,12 @@ def read_focus_files(files: list[tuple[Path, str]], *, require_mandatory: bool =
         frame=pl.concat([part.frame for part in parsed], how="vertical"),
         focus_version=",".join(sorted({part.focus_version for part in parsed})),
     )
+
+
+def parse_focus_delivery(delivery: Delivery) -> ParsedDelivery:
+    """The connector entry point: every data file of a FOCUS delivery, as one frame."""
+    files = delivery.files()
+    if not files:
+        raise RejectedInput(delivery.name, "holds no CSV, CSV.gz or Parquet files")
+    parsed = read_focus_files([(file, delivery.display_name(file)) for file in files])
+    return ParsedDelivery(frame=parsed.frame, format_version=f"FOCUS {parsed.focus_version}")

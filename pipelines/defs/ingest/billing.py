@@ -1,0 +1,46 @@
+"""One ingest asset per billing source in `pipelines.lib.billing_sources`."""
+
+import dagster as dg
+from dagster_duckdb import DuckDBResource
+
+from pipelines.lib.billing_sources import BILLING_SOURCES, BillingSource
+from pipelines.lib.ingest import ingest_landing_zone
+from pipelines.lib.settings import DUCKDB_WRITER_POOL, finops_home
+
+
+def build_ingest_asset(source: BillingSource) -> dg.AssetsDefinition:
+    @dg.asset(
+        name=source.asset_key[1],
+        key_prefix=source.asset_key[0],
+        group_name="ingest",
+        pool=DUCKDB_WRITER_POOL,
+        kinds={"duckdb", "polars"},
+        description=(
+            f"{source.description} Read from FINOPS_HOME/landing/{source.name}. A delivery replaces the "
+            "billing account × billing period keys it covers; a delivery loaded before is skipped; a rejected "
+            "one is moved to quarantine with a reason file."
+        ),
+    )
+    def ingest(context: dg.AssetExecutionContext, duckdb: DuckDBResource) -> dg.MaterializeResult:
+        home = finops_home().ensure()
+        with duckdb.get_connection() as con:
+            results = ingest_landing_zone(
+                home, con, source=source.name, table=source.raw_table, parse=source.parse, log=context.log
+            )
+            total_rows = con.execute(f"SELECT count(*) FROM {source.raw_table.name}").fetchone()[0]
+        by_status = {status: sum(r.status == status for r in results) for status in ("loaded", "duplicate", "rejected")}
+        return dg.MaterializeResult(
+            metadata={
+                "deliveries": dg.MetadataValue.json([r.as_dict() for r in results]),
+                "loaded": by_status["loaded"],
+                "duplicates_skipped": by_status["duplicate"],
+                "rejected": by_status["rejected"],
+                "rows_loaded": sum(r.rows for r in results if r.status == "loaded"),
+                "dagster/row_count": total_rows,
+            }
+        )
+
+    return ingest
+
+
+defs = dg.Definitions(assets=[build_ingest_asset(source) for source in BILLING_SOURCES])

@@ -1,0 +1,54 @@
+"""Every billing source the warehouse ingests: its landing folder, raw table and connector.
+
+One entry per source. The ingest assets, their raw-table checks, the CLI's `ingest --source`
+choices and format auto-detection are all built from this list, so adding a source is adding
+one entry here plus its connector in `sources/` and its staging model in dbt.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from pipelines.lib.warehouse import RawTable
+from sources.delivery import Delivery, ParsedDelivery
+from sources.focus import parse_focus_delivery
+from sources.focus.reader import output_schema
+
+
+@dataclass(frozen=True)
+class BillingSource:
+    name: str
+    """Landing folder (FINOPS_HOME/landing/<name>) and `source` in audit.loads."""
+    title: str
+    raw_table: RawTable
+    parse: Callable[[Delivery], ParsedDelivery]
+    description: str
+
+    @property
+    def asset_key(self) -> tuple[str, str]:
+        schema, table = self.raw_table.name.split(".")
+        return (schema, table)
+
+
+FOCUS = BillingSource(
+    name="focus",
+    title="FOCUS",
+    raw_table=RawTable(
+        name="raw.focus_cost_and_usage",
+        columns=output_schema(),
+        restatement_key=("BillingAccountId", "BillingPeriodStart"),
+        currency_column="BillingCurrency",
+        billed_cost_column="BilledCost",
+        effective_cost_column="EffectiveCost",
+    ),
+    parse=parse_focus_delivery,
+    description=(
+        "FOCUS 1.0–1.3 billing files (AWS FOCUS_1_2_AWS, Microsoft FocusCost, Google, any FOCUS producer), "
+        "one row per cost line."
+    ),
+)
+
+BILLING_SOURCES: tuple[BillingSource, ...] = (FOCUS,)
+
+SOURCES_BY_NAME = {source.name: source for source in BILLING_SOURCES}

@@ -1,0 +1,114 @@
+"""What a connector is handed (one delivery) and what it hands back (a typed frame).
+
+A delivery is one file, or one folder whose files arrived together: the part files of one export
+run, usually with the export's manifest. Connectors never see the landing zone or the warehouse;
+they read a `Delivery` and return a `ParsedDelivery` or raise `RejectedInput`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from urllib.parse import unquote, urlparse
+
+import polars as pl
+
+from sources.errors import RejectedInput
+
+DATA_SUFFIXES = (".csv", ".csv.gz", ".gz", ".parquet", ".json", ".jsonl", ".ndjson")
+MANIFEST_SUFFIXES = ("manifest.json",)
+
+
+@dataclass(frozen=True)
+class ParsedDelivery:
+    frame: pl.DataFrame
+    """Rows in the raw table's column order and types, lineage columns included."""
+    format_version: str | None = None
+    """The export format and version the parser recognised, e.g. `FOCUS 1.2` or `CUR 2.0`."""
+
+
+@dataclass(frozen=True)
+class Delivery:
+    source: str
+    path: Path
+    landing_root: Path
+
+    @property
+    def name(self) -> str:
+        """The delivery's path relative to its source's landing folder, as recorded in audit.loads."""
+        return self.path.relative_to(self.landing_root).as_posix()
+
+    def all_files(self) -> list[Path]:
+        """Every file the delivery holds (hidden and `_`-prefixed entries excluded), in name order."""
+        if self.path.is_file():
+            return [self.path]
+        return sorted(
+            path for path in self.path.rglob("*") if path.is_file() and not is_hidden(path.relative_to(self.path))
+        )
+
+    def files(self) -> list[Path]:
+        """The data files of the delivery (manifests excluded)."""
+        return [path for path in self.all_files() if _is_data_file(path) and not is_manifest(path)]
+
+    def manifests(self) -> list[Path]:
+        return [path for path in self.all_files() if is_manifest(path)]
+
+    def display_name(self, file: Path) -> str:
+        """A file's name for lineage and messages: relative to the landing folder of its source."""
+        return file.relative_to(self.landing_root).as_posix()
+
+    def sha256(self) -> str:
+        """Content hash; for a folder, over its files' relative paths and contents (manifests included)."""
+        digest = hashlib.sha256()
+        for file in self.all_files():
+            if self.path.is_dir():
+                digest.update(file.relative_to(self.path).as_posix().encode() + b"\0")
+            with file.open("rb") as handle:
+                for chunk in iter(lambda h=handle: h.read(1 << 20), b""):
+                    digest.update(chunk)
+        return digest.hexdigest()
+
+    def resolve_listed(self, listed: str, *, manifest: Path) -> Path:
+        """The delivery's own copy of a file a manifest lists, refusing anything outside the delivery.
+
+        Manifests name files by their cloud location (`s3://bucket/prefix/export/data/…/part-1.parquet`,
+        an Azure blob name) or by a relative path. The local copy is the delivery file whose path
+        ends with the longest run of the listed path's trailing segments. A listed path that climbs
+        out (`..`), is an absolute local path, or resolves (through a symlink) outside the delivery
+        is rejected, as is one the delivery does not hold.
+        """
+        where = self.display_name(manifest)
+        parsed = urlparse(listed)
+        if parsed.scheme in {"s3", "gs", "http", "https", "abfs", "abfss", "wasbs"}:
+            raw_path = unquote(parsed.path)
+        elif parsed.scheme:
+            raise RejectedInput(where, f"lists {listed!r}: unsupported location scheme {parsed.scheme!r}")
+        else:
+            raw_path = listed
+            if raw_path.startswith(("/", "\\")) or (len(raw_path) > 1 and raw_path[1] == ":"):
+                raise RejectedInput(where, f"lists {listed!r}: an absolute local path, outside the delivery")
+        parts = [part for part in PurePosixPath(raw_path.replace("\\", "/")).parts if part not in ("", "/", ".")]
+        if ".." in parts:
+            raise RejectedInput(where, f"lists {listed!r}: a path that climbs out of the delivery")
+        root = self.path if self.path.is_dir() else self.path.parent
+        real_root = root.resolve()
+        for start in range(len(parts)):
+            candidate = root.joinpath(*parts[start:])
+            if candidate.is_file() or candidate.is_symlink():
+                if not candidate.resolve().is_relative_to(real_root):
+                    raise RejectedInput(where, f"lists {listed!r}, which links outside the delivery")
+                return candidate
+        raise RejectedInput(where, f"lists {listed!r}, which this delivery does not hold")
+
+
+def is_manifest(path: Path) -> bool:
+    return path.name.lower().endswith(MANIFEST_SUFFIXES)
+
+
+def is_hidden(relative: Path) -> bool:
+    return any(part.startswith((".", "_")) for part in relative.parts)
+
+
+def _is_data_file(path: Path) -> bool:
+    return path.name.lower().endswith(DATA_SUFFIXES)

@@ -1,23 +1,54 @@
 {#-
     Money must not be lost or invented between the loaded files and the marts. Per billing period
-    and billing currency, compares the line count and the sums of BilledCost and EffectiveCost:
-      raw FOCUS table = canonical cost lines from the FOCUS source,
+    and billing currency, compares line counts and the sums of BilledCost and EffectiveCost:
+      each raw billing table = the canonical cost lines from that source,
       canonical cost lines (all sources) = fct_cost_daily,
       canonical GPU cost lines = fct_gpu_spend_daily.
     Returns one row per period, currency and check that differs; the comparison is exact.
+
+    Each billing source states its raw totals in its own columns: the billing period start (as
+    the canonical BillingPeriodStart), the currency, the line count, and the billed and effective
+    cost. Where a source's canonical lines are not one per raw row (Azure keeps amortized rows plus
+    actual purchases), its line count is `none` and only the money is compared; where raw holds
+    no effective cost (it is computed downstream), effective is `none`.
 -#}
+
+{%- set raw_sources = [
+    {
+        'x_source': 'focus',
+        'relation': source('raw', 'focus_cost_and_usage'),
+        'period': 'BillingPeriodStart',
+        'currency': 'BillingCurrency',
+        'line_count': 'count(*)',
+        'billed': 'BilledCost',
+        'effective': 'EffectiveCost',
+    },
+] -%}
 
 {#- One totals query per side of a comparison: relation, period and currency columns, line count, filter. -#}
 {%- set canonical = ('BillingPeriodStart', 'BillingCurrency', 'count(*)', 'BilledCost', 'EffectiveCost') -%}
 {%- set mart = ('billing_period_start', 'billing_currency', 'sum(cost_line_count)', 'billed_cost', 'effective_cost') -%}
-{%- set totals = [
-    ('raw_focus', source('raw', 'focus_cost_and_usage'), canonical, 'true'),
-    ('cost_lines_focus', ref('int_billing__cost_lines'), canonical, "x_source = 'focus'"),
+{%- set totals = [] -%}
+{%- set comparisons = [] -%}
+{%- for raw in raw_sources -%}
+    {%- set raw_columns = (raw.period, raw.currency, raw.line_count or 'null', raw.billed, raw.effective or 'null') -%}
+    {%- do totals.append(('raw_' ~ raw.x_source, raw.relation, raw_columns, 'true')) -%}
+    {%- do totals.append(('cost_lines_' ~ raw.x_source, ref('int_billing__cost_lines'), canonical, "x_source = '" ~ raw.x_source ~ "'")) -%}
+    {%- do comparisons.append((
+        'raw ' ~ raw.x_source ~ ' vs int_billing__cost_lines (' ~ raw.x_source ~ ')',
+        'raw_' ~ raw.x_source, 'cost_lines_' ~ raw.x_source, raw.line_count is not none, raw.effective is not none
+    )) -%}
+{%- endfor -%}
+{%- do totals.extend([
     ('cost_lines_all', ref('int_billing__cost_lines'), canonical, 'true'),
     ('cost_lines_gpu', ref('int_billing__cost_lines'), canonical, 'x_gpu_model is not null'),
     ('cost_daily', ref('fct_cost_daily'), mart, 'true'),
     ('gpu_spend_daily', ref('fct_gpu_spend_daily'), mart, 'true'),
-] -%}
+]) -%}
+{%- do comparisons.extend([
+    ('int_billing__cost_lines vs fct_cost_daily', 'cost_lines_all', 'cost_daily', true, true),
+    ('int_billing__cost_lines (gpu) vs fct_gpu_spend_daily', 'cost_lines_gpu', 'gpu_spend_daily', true, true),
+]) -%}
 
 with
 
@@ -38,25 +69,30 @@ with
 ),
 
 {% endfor -%}
-{%- set comparisons = [
-    ('raw focus table vs int_billing__cost_lines (focus)', 'raw_focus', 'cost_lines_focus'),
-    ('int_billing__cost_lines vs fct_cost_daily', 'cost_lines_all', 'cost_daily'),
-    ('int_billing__cost_lines (gpu) vs fct_gpu_spend_daily', 'cost_lines_gpu', 'gpu_spend_daily'),
-] %}
 
 compared as (
 
-    {% for check, expected, actual in comparisons -%}
+    {% for check, expected, actual, compare_lines, compare_effective in comparisons -%}
     select
         '{{ check }}' as check_name,
         coalesce(expected.billing_period_start, actual.billing_period_start) as billing_period_start,
         coalesce(expected.billing_currency, actual.billing_currency) as billing_currency,
+        {% if compare_lines -%}
         coalesce(expected.line_count, 0) as expected_line_count,
         coalesce(actual.line_count, 0) as actual_line_count,
+        {%- else -%}
+        0 as expected_line_count,
+        0 as actual_line_count,
+        {%- endif %}
         coalesce(expected.billed_cost, 0) as expected_billed_cost,
         coalesce(actual.billed_cost, 0) as actual_billed_cost,
+        {% if compare_effective -%}
         coalesce(expected.effective_cost, 0) as expected_effective_cost,
         coalesce(actual.effective_cost, 0) as actual_effective_cost
+        {%- else -%}
+        0 as expected_effective_cost,
+        0 as actual_effective_cost
+        {%- endif %}
     from {{ expected }} as expected
     full outer join {{ actual }} as actual
         on expected.billing_period_start = actual.billing_period_start

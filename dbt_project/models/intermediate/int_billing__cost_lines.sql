@@ -31,7 +31,7 @@
 
 {#- Project columns every staging model provides (GPU hints from the source, tags, lineage). -#}
 {%- set staging_project_columns = [
-    'x_source', 'x_instance_type', 'x_sku_gpu_count', 'x_sku_gpu_model', 'x_team', 'x_project',
+    'x_source', 'x_instance_type', 'x_sku_gpu_count', 'x_sku_gpu_model',
     'x_load_id', 'x_source_file', 'x_source_row', 'x_extensions',
 ] -%}
 
@@ -141,8 +141,8 @@ final as (
             -- GPU line with no GPU time: purchases, taxes, credits, unused commitments, non-hourly units
             else cast(0 as decimal(38, 12))
         end as x_gpu_hours,
-        x_team,
-        x_project,
+        {{ first_tag_value('Tags', var('team_tag_keys')) }} as x_team,
+        {{ first_tag_value('Tags', var('project_tag_keys')) }} as x_project,
         x_load_id,
         x_source_file,
         x_source_row,

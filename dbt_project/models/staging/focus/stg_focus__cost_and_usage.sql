@@ -1,7 +1,7 @@
 {#-
     One row per FOCUS cost line as loaded (any FOCUS version, 1.0 to 1.3), with the FOCUS column
     names kept, the 1.3 provider rename reconciled, and the few fields the warehouse needs pulled
-    out of the JSON columns: instance type, GPU count and model from the SKU, team and project tags.
+    out of the JSON columns: instance type, GPU count and model from the SKU.
 -#}
 
 {%- set usage_type_pattern = '^(?:[A-Z0-9]+-)?(BoxUsage|SpotUsage|HostBoxUsage|DedicatedUsage):(.+)$' -%}
@@ -96,8 +96,6 @@ renamed as (
         ) as x_instance_type,
         {{ dbt.safe_cast(json_extract_string('SkuPriceDetails', 'GpuCount'), 'decimal(18, 6)') }} as x_sku_gpu_count,
         nullif(trim({{ json_extract_string('SkuPriceDetails', 'x_GpuModel') }}), '') as x_sku_gpu_model,
-        nullif(trim({{ json_extract_string('Tags', var('team_tag_key', 'team')) }}), '') as x_team,
-        nullif(trim({{ json_extract_string('Tags', var('project_tag_key', 'project')) }}), '') as x_project,
         x_extensions,
         _focus_version as x_focus_version,
         _load_id as x_load_id,

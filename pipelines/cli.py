@@ -118,10 +118,11 @@ def _materialize(home: FinopsHome, *, selection: tuple[str, ...] | None) -> tupl
     asset_selection = None
     if selection is not None:
         graph = definitions.resolve_asset_graph()
-        # The load, everything downstream of it, and what those need besides other sources
-        # (seeds on a fresh warehouse).
+        # The load, everything downstream of it, and what those need besides other sources; the
+        # reference seeds always, since tests compare against seeds no model reads.
         load = dg.AssetSelection.keys(dg.AssetKey(list(selection)))
-        needed = load.downstream().upstream() - dg.AssetSelection.groups("ingest") | load
+        reference = dg.AssetSelection.groups("reference")
+        needed = load.downstream().upstream() - dg.AssetSelection.groups("ingest") | load | reference
         asset_selection = list(needed.resolve(graph))
     with dg.DagsterInstance.get() as instance:
         result = job.execute_in_process(instance=instance, asset_selection=asset_selection, raise_on_error=False)

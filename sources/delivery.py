@@ -8,6 +8,7 @@ they read a `Delivery` and return a `ParsedDelivery` or raise `RejectedInput`.
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from urllib.parse import unquote, urlparse
@@ -18,6 +19,8 @@ from sources.errors import RejectedInput
 
 DATA_SUFFIXES = (".csv", ".csv.gz", ".gz", ".parquet", ".json", ".jsonl", ".ndjson")
 MANIFEST_SUFFIXES = ("manifest.json",)
+_CLOUD_SCHEMES = {"s3", "gs", "http", "https", "abfs", "abfss", "wasbs"}
+_WINDOWS_DRIVE = re.compile(r"^[A-Za-z]:[\\/]")
 
 
 @dataclass(frozen=True)
@@ -79,15 +82,15 @@ class Delivery:
         is rejected, as is one the delivery does not hold.
         """
         where = self.display_name(manifest)
+        if listed.startswith(("/", "\\")) or _WINDOWS_DRIVE.match(listed):
+            raise RejectedInput(where, f"lists {listed!r}: an absolute local path, outside the delivery")
         parsed = urlparse(listed)
-        if parsed.scheme in {"s3", "gs", "http", "https", "abfs", "abfss", "wasbs"}:
+        if parsed.scheme in _CLOUD_SCHEMES:
             raw_path = unquote(parsed.path)
         elif parsed.scheme:
             raise RejectedInput(where, f"lists {listed!r}: unsupported location scheme {parsed.scheme!r}")
         else:
             raw_path = listed
-            if raw_path.startswith(("/", "\\")) or (len(raw_path) > 1 and raw_path[1] == ":"):
-                raise RejectedInput(where, f"lists {listed!r}: an absolute local path, outside the delivery")
         parts = [part for part in PurePosixPath(raw_path.replace("\\", "/")).parts if part not in ("", "/", ".")]
         if ".." in parts:
             raise RejectedInput(where, f"lists {listed!r}: a path that climbs out of the delivery")

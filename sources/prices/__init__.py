@@ -1,0 +1,1 @@
+"""Market prices and exchange rates fetched from providers' public endpoints."""

@@ -82,14 +82,20 @@ def _parser() -> argparse.ArgumentParser:
 
 def _demo(home: FinopsHome, args: argparse.Namespace) -> int:
     from pipelines.lib.landing import register
-    from sources.synthetic.focus_samples import write_focus_samples
+    from sources.synthetic.demo_organisation import demo_last_day, write_demo_organisation
 
     with tempfile.TemporaryDirectory() as scratch:
-        files = write_focus_samples(Path(scratch), seed=args.seed)
-        print(f"Generated {len(files)} sample FOCUS files (seed {args.seed}).")
-        for file in files:
-            register(home, "focus", file)
-    results, ok = _materialize(home, selection=None)
+        deliveries = write_demo_organisation(Path(scratch), seed=args.seed)
+        print(f"Generated {len(deliveries)} sample deliveries of one organisation, Acme AI (seed {args.seed}).")
+        for delivery in deliveries:
+            if delivery.source in SOURCES_BY_NAME:
+                register(home, delivery.source, delivery.path)
+    waiting = sorted({delivery.source for delivery in deliveries} - SOURCES_BY_NAME.keys())
+    if waiting:
+        print(f"Not loaded (no connector registered for {', '.join(waiting)}).")
+    # On-prem cost lines run to a cut-off day (default: yesterday); pin it to the sample's last day.
+    dbt_vars = {"onprem_costs_through": demo_last_day().isoformat()}
+    results, ok = _materialize(home, selection=None, dbt_vars=dbt_vars)
     _print_deliveries(results)
     if not ok:
         return 1
@@ -116,11 +122,17 @@ def _ingest(home: FinopsHome, args: argparse.Namespace) -> int:
     return 0
 
 
-def _materialize(home: FinopsHome, *, selection: tuple[str, ...] | None) -> tuple[list[dict[str, Any]], bool]:
-    """Materialize `selection` and everything downstream of it (or everything), in-process."""
+def _materialize(
+    home: FinopsHome, *, selection: tuple[str, ...] | None, dbt_vars: dict[str, str] | None = None
+) -> tuple[list[dict[str, Any]], bool]:
+    """Materialize `selection` and everything downstream of it (or everything), in-process.
+
+    `dbt_vars` are passed to this run's `dbt build` as `--vars`.
+    """
     import dagster as dg
 
     from pipelines.definitions import defs
+    from pipelines.defs.transform.dbt import gpu_finops_dbt_models
 
     definitions = defs()
     job = definitions.resolve_implicit_global_asset_job_def()
@@ -135,9 +147,15 @@ def _materialize(home: FinopsHome, *, selection: tuple[str, ...] | None) -> tupl
         load = dg.AssetSelection.keys(dg.AssetKey(list(selection)))
         reference = dg.AssetSelection.groups("reference")
         needed = load.downstream().upstream() - dg.AssetSelection.groups("ingest") - prices | load | reference
+    run_config = None
+    if dbt_vars:
+        run_config = {"ops": {gpu_finops_dbt_models.op.name: {"config": {"vars": dbt_vars}}}}
     with dg.DagsterInstance.get() as instance:
         result = job.execute_in_process(
-            instance=instance, asset_selection=list(needed.resolve(graph)), raise_on_error=False
+            instance=instance,
+            asset_selection=list(needed.resolve(graph)),
+            raise_on_error=False,
+            run_config=run_config,
         )
     deliveries: list[dict[str, Any]] = []
     for event in result.get_asset_materialization_events():

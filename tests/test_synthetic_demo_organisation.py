@@ -22,6 +22,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from sources.delivery import Delivery
 from sources.detect import detect_source
 from sources.synthetic.demo_organisation import main, write_demo_organisation
 
@@ -171,6 +172,24 @@ def test_every_source_covers_at_least_sixty_days(demo: Path, expected: dict) -> 
     assert set(days) == {"cur2", "legacy", "azure", "gcp", "Lambda", "RunPod"}
     for name, covered in days.items():
         assert len(covered) >= 60, name
+
+
+def test_every_manifest_resolves_to_exactly_its_delivery_data_files(demo: Path, expected: dict) -> None:
+    """Through the connector contract: what a manifest lists is the delivery's data files, no more, no less."""
+    with_manifest = 0
+    for item in expected["deliveries"]:
+        path = demo / item["path"]
+        delivery = Delivery(source=item["source"], path=path, landing_root=path.parent)
+        listed = set()
+        for manifest in delivery.manifests():
+            content = json.loads(manifest.read_text())
+            names = content.get("dataFiles") or content.get("reportKeys") or [b["blobName"] for b in content["blobs"]]
+            listed |= {delivery.resolve_listed(name, manifest=manifest) for name in names}
+        if listed:
+            with_manifest += 1
+            assert listed == set(delivery.files()), item["path"]
+    # CUR 2.0, legacy CUR, AWS FOCUS and Azure FocusCost for two months, plus four Azure EA runs.
+    assert with_manifest == 12
 
 
 def test_data_export_manifests_list_exactly_their_part_files(demo: Path, expected: dict) -> None:

@@ -39,13 +39,14 @@ from sources.synthetic.demo_common import (
     GPU_MODELS,
     ZERO,
     Charge,
+    Delivered,
     Ledger,
     Owner,
     Pattern,
     as_double,
     code,
-    covering_window,
     hours_of,
+    instance_schedules,
     iso_z,
     line_item_id,
     month_start,
@@ -53,7 +54,6 @@ from sources.synthetic.demo_common import (
     rng_for,
     split,
     text,
-    usage_intervals,
     write_parquet,
 )
 from sources.synthetic.focus_samples import BillingMonth, stable_uuid
@@ -286,15 +286,6 @@ _ARROW = {
 }
 CUR2_SCHEMA = pa.schema([(name, _ARROW[kind]) for name, kind in CUR2_COLUMNS])
 CUR2_ROWS_PER_FILE = 3000
-
-
-@dataclass(frozen=True)
-class Delivered:
-    """A delivery folder or file the writer produced, with the billing source it belongs to."""
-
-    source: str
-    path: Path
-    description: str
 
 
 class _Cur2Month:
@@ -770,17 +761,6 @@ def spot_price_for(seed: int, region: AwsRegion, ec2: Ec2Type, moment: datetime)
     """The day's spot price in a region: 61–72% below on-demand, changing daily."""
     rng = rng_for(seed, "aws/spot-price", region.code, ec2.name, moment.strftime("%Y-%m-%d"))
     return quantize(ec2.on_demand * (100 - rng.randint(61, 72)) / 100, Decimal("0.0001"))
-
-
-def instance_schedules(
-    seed: int, source: str, fleet_name: str, count: int, pattern: Pattern, months: Sequence[BillingMonth], **kwargs
-) -> list[list[tuple[datetime, datetime]]]:
-    """One schedule per instance over the whole demo window, so runs continue across month ends."""
-    start, end = covering_window(months)
-    return [
-        usage_intervals(rng_for(seed, source, fleet_name, str(number), "schedule"), pattern, start, end, **kwargs)
-        for number in range(1, count + 1)
-    ]
 
 
 def write_cur2(out_dir: Path, seed: int, months: Sequence[BillingMonth], ledger: Ledger) -> list[Delivered]:

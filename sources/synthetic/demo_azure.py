@@ -17,23 +17,24 @@ import csv
 import io
 import json
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
 
 from sources.synthetic import focus_samples
-from sources.synthetic.demo_aws import Delivered, instance_schedules
 from sources.synthetic.demo_common import (
     GPU_MODELS,
     ZERO,
     Charge,
+    Delivered,
     Ledger,
     Owner,
     Pattern,
     code,
     hours_of,
+    instance_schedules,
     month_start,
     quantize,
     split,
@@ -175,9 +176,9 @@ RESERVATION_NAME = "VM_RI_ND96isr_H100_v5_eastus_1y"
 RESERVATION_BENEFIT = (
     f"/providers/Microsoft.Capacity/reservationOrders/{RESERVATION_ORDER}/reservations/{RESERVATION_ID}"
 )
-RESERVATION_TERM_PRICE = Decimal("350400.00")  # 1 year, paid monthly
-RESERVATION_HOURLY = Decimal("40.00")  # the term over its 8,760 hours
-RESERVATION_INSTALMENT = Decimal("29200.00")  # the term over 12 months
+RESERVATION_TERM_PRICE = Decimal("350400.00")  # 1 year (Retail Prices API), paid monthly
+RESERVATION_HOURLY = RESERVATION_TERM_PRICE / 8760  # 40.00: the term over its hours
+RESERVATION_INSTALMENT = RESERVATION_TERM_PRICE / 12  # 29,200.00 a month
 RESERVATION_PAYMENT_DAY = 12
 HOT_LRS = Decimal("0.0184")
 STORAGE = (
@@ -515,7 +516,7 @@ def _write_run(
     seed: int,
     *,
     resource: str,
-    to_text=lambda value: "" if value is None else str(value),
+    to_text: Callable[[object], str] = lambda value: "" if value is None else str(value),
 ) -> Path:
     """One export run: CSV part files (BOM, CRLF) and the manifest.json that lists them, written last."""
     span = f"{month.start:%Y%m%d}-{(month.end - DAY):%Y%m%d}"

@@ -138,7 +138,7 @@ def usage_intervals(
         moment = start + hours(0, 6)
         while moment < end:
             stop = moment + hours(*run)
-            intervals.append((snap(moment), snap(min(stop, end)) if stop < end else end))
+            intervals.append((snap(moment), snap(stop) if stop < end else end))
             moment = stop + hours(*gap)
     else:
         day = start.replace(hour=0, minute=0, second=0, microsecond=0)
@@ -153,8 +153,25 @@ def usage_intervals(
                 begin = day + timedelta(hours=rng.randint(8, 15)) + hours(0, 0.9)
                 intervals.append((begin, begin + hours(0.5, 8)))
             day += timedelta(days=1)
-        intervals = [(snap(max(a, start)), snap(min(b, end)) if b < end else end) for a, b in intervals if b > start]
+        intervals = [(snap(max(a, start)), snap(b) if b < end else end) for a, b in intervals if b > start]
     return [(a, b) for a, b in intervals if a < b and a < end]
+
+
+def instance_schedules(
+    seed: int,
+    source: str,
+    fleet_name: str,
+    count: int,
+    pattern: Pattern,
+    months: Sequence[BillingMonth],
+    **kwargs: int,
+) -> list[list[tuple[datetime, datetime]]]:
+    """One schedule per instance over the whole demo window, so runs continue across month ends."""
+    start, end = covering_window(months)
+    return [
+        usage_intervals(rng_for(seed, source, fleet_name, str(number), "schedule"), pattern, start, end, **kwargs)
+        for number in range(1, count + 1)
+    ]
 
 
 def split(intervals: Iterable[tuple[datetime, datetime]], unit: timedelta) -> list[tuple[datetime, int]]:
@@ -197,6 +214,15 @@ def hours_of(seconds: int) -> Decimal:
 
 
 @dataclass(frozen=True)
+class Delivered:
+    """A delivery folder or file a writer produced, with the billing source it belongs to."""
+
+    source: str
+    path: Path
+    description: str
+
+
+@dataclass(frozen=True)
 class Charge:
     """The FOCUS meaning of one written line, recorded by the writer that wrote it."""
 
@@ -235,12 +261,11 @@ class Ledger:
 
     def billing(self) -> list[dict[str, object]]:
         """Billed and effective cost per source group, provider, billing account, period and currency."""
-        sums: dict[tuple, list[Decimal]] = defaultdict(lambda: [ZERO, ZERO, ZERO])
+        sums: dict[tuple, list[Decimal]] = defaultdict(lambda: [ZERO, ZERO])
         for charge in self.charges:
             key = (group_of(charge.source), charge.provider, charge.billing_account_id, charge.period, charge.currency)
             sums[key][0] += charge.billed
             sums[key][1] += charge.effective
-            sums[key][2] += 1
         return [
             {
                 "sources": sources_of(group),
@@ -250,9 +275,8 @@ class Ledger:
                 "billing_currency": currency,
                 "billed_cost": text(billed),
                 "effective_cost": text(effective),
-                "charges": int(count),
             }
-            for (group, provider, account, period, currency), (billed, effective, count) in sorted(sums.items())
+            for (group, provider, account, period, currency), (billed, effective) in sorted(sums.items())
         ]
 
     def gpu_hours(self) -> list[dict[str, object]]:

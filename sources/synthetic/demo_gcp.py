@@ -26,11 +26,11 @@ from zoneinfo import ZoneInfo
 
 import pyarrow as pa
 
-from sources.synthetic.demo_aws import Delivered
 from sources.synthetic.demo_common import (
     MICRO,
     ZERO,
     Charge,
+    Delivered,
     Ledger,
     Owner,
     Pattern,

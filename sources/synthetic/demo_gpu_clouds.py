@@ -21,14 +21,15 @@ from datetime import date, timedelta
 from decimal import Decimal
 from pathlib import Path
 
-from sources.synthetic.demo_aws import Delivered, instance_schedules
 from sources.synthetic.demo_common import (
     Charge,
+    Delivered,
     Ledger,
     Owner,
     Pattern,
     canonical_json,
     hours_of,
+    instance_schedules,
     iso_z,
     pieces,
     rng_for,

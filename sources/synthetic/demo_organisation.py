@@ -59,8 +59,8 @@ ASSUMPTIONS = (
     "onprem_gpu_assets: cost per server and day from purchase_date through onprem_costs_through (inclusive): "
     "(purchase_price - residual_value) / (depreciation_years x 365) + power_draw_kw x pue x 24 x "
     "electricity_price_per_kwh + power_draw_kw x colocation_price_per_kw_month x 12 / 365 + "
-    "maintenance_per_year / 365, per calendar month in EUR; compared as effective cost only (billed is listed "
-    "equal to it); no GPU-hours are expected.",
+    "maintenance_per_year / 365, per calendar month in EUR; billing entries are per server (billing_account_id "
+    "is the asset_id); compared as effective cost only (billed is listed equal to it); no GPU-hours are expected.",
     "focus: the FOCUS rows as written (AWS FOCUS_1_2_AWS and Azure FocusCost 1.0r2).",
 )
 

@@ -23,6 +23,15 @@
         'billed': 'BilledCost',
         'effective': 'EffectiveCost',
     },
+    {
+        'x_source': 'oci_cost',
+        'relation': source('raw', 'oci_cost_report'),
+        'period': 'billing_period_start',
+        'currency': 'cost_currency_code',
+        'line_count': 'count(*)',
+        'billed': 'cost_my_cost',
+        'effective': 'cost_my_cost',
+    },
 ] -%}
 
 {#- One totals query per side of a comparison: relation, period and currency columns, line count, filter. -#}

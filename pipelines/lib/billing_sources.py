@@ -14,6 +14,8 @@ from pipelines.lib.warehouse import RawTable
 from sources.delivery import Delivery, ParsedDelivery
 from sources.focus import parse_focus_delivery
 from sources.focus.reader import output_schema
+from sources.oci import output_schema as oci_cost_schema
+from sources.oci import parse_cost_report_delivery
 
 
 @dataclass(frozen=True)
@@ -49,6 +51,25 @@ FOCUS = BillingSource(
     ),
 )
 
-BILLING_SOURCES: tuple[BillingSource, ...] = (FOCUS,)
+OCI_COST = BillingSource(
+    name="oci_cost",
+    title="OCI cost reports",
+    raw_table=RawTable(
+        name="raw.oci_cost_report",
+        columns=oci_cost_schema(),
+        restatement_key=("line_item_tenant_id", "billing_period_start"),
+        currency_column="cost_currency_code",
+        billed_cost_column="cost_my_cost",
+        effective_cost_column="cost_my_cost",
+    ),
+    parse=parse_cost_report_delivery,
+    description=(
+        "Oracle Cloud Infrastructure cost reports (reports/cost-csv, CSV or CSV.gz), one row per resource, SKU "
+        "and hour; a delivery restates whole tenancy × calendar-month keys, so it holds every report file of "
+        "the months it covers."
+    ),
+)
+
+BILLING_SOURCES: tuple[BillingSource, ...] = (FOCUS, OCI_COST)
 
 SOURCES_BY_NAME = {source.name: source for source in BILLING_SOURCES}

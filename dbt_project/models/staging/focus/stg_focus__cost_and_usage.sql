@@ -92,6 +92,8 @@ renamed as (
         coalesce(
             nullif(trim({{ json_extract_string('SkuPriceDetails', 'InstanceType') }}), ''),
             {{ regexp_extract_group(json_extract_string('x_extensions', 'x_UsageType'), usage_type_pattern, 2) }},
+            -- AWS FOCUS 1.2 (FOCUS_1_2_AWS) dropped x_UsageType: the usage type is its SkuMeter
+            {{ regexp_extract_group('SkuMeter', usage_type_pattern, 2) }},
             nullif(trim({{ json_extract_string('x_extensions', 'x_InstanceType') }}), '')
         ) as x_instance_type,
         {{ dbt.safe_cast(json_extract_string('SkuPriceDetails', 'GpuCount'), 'decimal(18, 6)') }} as x_sku_gpu_count,

@@ -25,10 +25,8 @@ def build_ingest_asset(source: BillingSource) -> dg.AssetsDefinition:
     def ingest(context: dg.AssetExecutionContext, duckdb: DuckDBResource) -> dg.MaterializeResult:
         home = finops_home().ensure()
         with duckdb.get_connection() as con:
-            # Every source's raw table exists once anything is ingested: the staging models of
-            # sources not loaded yet then read an empty table instead of failing the dbt build.
-            for registered in BILLING_SOURCES:
-                ensure_tables(con, registered.raw_table)
+            # A source with nothing delivered yet still has its (empty) raw table to count and audit.
+            ensure_tables(con, source.raw_table)
             results = ingest_landing_zone(
                 home, con, source=source.name, table=source.raw_table, parse=source.parse, log=context.log
             )

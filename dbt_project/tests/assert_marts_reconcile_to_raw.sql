@@ -32,6 +32,15 @@
         'billed': 'cost_my_cost',
         'effective': 'cost_my_cost',
     },
+    {
+        'x_source': 'aws_cur',
+        'relation': source('raw', 'aws_cur_line_items'),
+        'period': 'bill_billing_period_start_date',
+        'currency': 'line_item_currency_code',
+        'line_count': 'count(*)',
+        'billed': 'coalesce(line_item_net_unblended_cost, line_item_unblended_cost)',
+        'effective': none,
+    },
 ] -%}
 
 {#- One totals query per side of a comparison: relation, period and currency columns, line count, filter. -#}

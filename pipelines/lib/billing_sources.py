@@ -11,6 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from pipelines.lib.warehouse import RawTable
+from sources.aws import output_schema as cur_output_schema
+from sources.aws import parse_cur_delivery
 from sources.delivery import Delivery, ParsedDelivery
 from sources.focus import parse_focus_delivery
 from sources.focus.reader import output_schema
@@ -70,6 +72,27 @@ OCI_COST = BillingSource(
     ),
 )
 
-BILLING_SOURCES: tuple[BillingSource, ...] = (FOCUS, OCI_COST)
+AWS_CUR = BillingSource(
+    name="aws_cur",
+    title="AWS Cost and Usage Report",
+    raw_table=RawTable(
+        name="raw.aws_cur_line_items",
+        columns=cur_output_schema(),
+        restatement_key=("bill_payer_account_id", "bill_billing_period_start_date"),
+        currency_column="line_item_currency_code",
+        # Raw CUR holds no amortized cost (dbt computes EffectiveCost): the audit sums the
+        # unblended cost, the one amount every CUR line carries, for both.
+        billed_cost_column="line_item_unblended_cost",
+        effective_cost_column="line_item_unblended_cost",
+    ),
+    parse=parse_cur_delivery,
+    description=(
+        "AWS Cost and Usage Reports: CUR 2.0 (Data Exports, Parquet or CSV.gz) and legacy CUR (CSV with "
+        "slash headers, or the Athena/Parquet flavour), one row per line item, restated per payer account "
+        "and billing period."
+    ),
+)
+
+BILLING_SOURCES: tuple[BillingSource, ...] = (FOCUS, OCI_COST, AWS_CUR)
 
 SOURCES_BY_NAME = {source.name: source for source in BILLING_SOURCES}

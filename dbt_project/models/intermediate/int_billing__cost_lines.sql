@@ -9,6 +9,7 @@
 {%- set cost_line_sources = [
     ref('stg_focus__cost_and_usage'),
     ref('stg_oci__cost_report'),
+    ref('stg_aws__cur_line_items'),
 ] -%}
 
 {#- FOCUS 1.2 columns, then the FOCUS 1.3 additions (nullable). -#}

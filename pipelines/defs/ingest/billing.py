@@ -6,6 +6,7 @@ from dagster_duckdb import DuckDBResource
 from pipelines.lib.billing_sources import BILLING_SOURCES, BillingSource
 from pipelines.lib.ingest import ingest_landing_zone
 from pipelines.lib.settings import DUCKDB_WRITER_POOL, finops_home
+from pipelines.lib.warehouse import ensure_tables
 
 
 def build_ingest_asset(source: BillingSource) -> dg.AssetsDefinition:
@@ -24,6 +25,8 @@ def build_ingest_asset(source: BillingSource) -> dg.AssetsDefinition:
     def ingest(context: dg.AssetExecutionContext, duckdb: DuckDBResource) -> dg.MaterializeResult:
         home = finops_home().ensure()
         with duckdb.get_connection() as con:
+            # A source with nothing delivered yet still has its (empty) raw table to count and audit.
+            ensure_tables(con, source.raw_table)
             results = ingest_landing_zone(
                 home, con, source=source.name, table=source.raw_table, parse=source.parse, log=context.log
             )

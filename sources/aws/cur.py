@@ -1,0 +1,231 @@
+"""Read AWS Cost and Usage Report deliveries (CUR 2.0, legacy CSV, legacy Athena/Parquet) into one shape.
+
+Every file becomes the pinned column list of `sources.aws.columns` under CUR 2.0 / Athena names,
+typed (money and quantities DECIMAL(38, 12), timestamps UTC), plus four JSON object columns
+(`product`, `resource_tags`, `cost_category`, `discount`), the flavour it came in and its lineage.
+Legacy CSV headers are renamed the way Athena renames them, and legacy per-key columns
+(`resourceTags/user:Team`, `resource_tags_user_team`, `product/vcpu`) are gathered into the JSON
+objects under CUR 2.0's keys (`user_team`, `vcpu`), so downstream SQL sees one format.
+
+File reading, typing and first-failing-row reporting are the FOCUS reader's (`sources.focus.reader`):
+gzip is inflated completely so truncation is caught, Parquet doubles become the decimal they print
+as, and a bad value rejects the file naming its row and column.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import polars as pl
+
+from sources.aws.columns import (
+    CUR1_CSV,
+    CUR1_PARQUET,
+    CUR2,
+    FORMAT_TITLES,
+    JSON_COLUMNS,
+    LEGACY_CSV_NAMES,
+    LINEAGE_COLUMNS,
+    PINNED_COLUMNS,
+    REQUIRED_COLUMNS,
+    athena_name,
+)
+from sources.aws.manifests import listed_files
+from sources.delivery import Delivery, ParsedDelivery
+from sources.errors import RejectedInput
+from sources.focus.columns import Kind
+from sources.focus.reader import DECIMAL, TIMESTAMP, _read_raw, _reject_first, _report_unparsed, _typed_column
+
+CUR_DATA_SUFFIXES = (".csv", ".csv.gz", ".gz", ".parquet")
+_ZIP_MAGIC = b"PK\x03\x04"
+_STATUS_TABLE_FOLDER = "cost_and_usage_data_status"
+"""The Athena flavour's report-status table, delivered beside the data: not billing lines."""
+
+
+def output_schema() -> dict[str, pl.DataType]:
+    """The columns and types of every frame this module returns, in order."""
+    kinds = {Kind.DECIMAL: DECIMAL, Kind.DATETIME: TIMESTAMP}
+    schema: dict[str, pl.DataType] = {name: kinds.get(kind, pl.String()) for name, kind in PINNED_COLUMNS.items()}
+    schema.update({name: pl.String() for name in JSON_COLUMNS})
+    schema.update({"_cur_format": pl.String(), "_source_file": pl.String(), "_source_row": pl.Int64()})
+    return schema
+
+
+def parse_cur_delivery(delivery: Delivery) -> ParsedDelivery:
+    """The connector entry point: the files the delivery's manifests list (else all of them), as one frame."""
+    listed = listed_files(delivery)
+    files = listed if listed is not None else _data_files(delivery)
+    if not files:
+        raise RejectedInput(delivery.name, "holds no CUR data files (CSV, CSV.gz or Parquet)")
+    parts = [read_cur_file(file, source_file=delivery.display_name(file)) for file in files]
+    frame = pl.concat(parts, how="vertical")
+    formats = sorted(set(frame["_cur_format"].unique().to_list()))
+    return ParsedDelivery(frame=frame, format_version=", ".join(FORMAT_TITLES[f] for f in formats))
+
+
+def read_cur_file(path: Path, *, source_file: str | None = None) -> pl.DataFrame:
+    """Parse and validate one CUR data file into `output_schema()`.
+
+    `source_file` is the name recorded for lineage and used in messages (defaults to the path).
+    Raises RejectedInput naming the file, and where there is one the row and column.
+    """
+    name = source_file or str(path)
+    _reject_zip(path, name)
+    raw = _read_raw(path, name)
+    if raw.height == 0:
+        raise RejectedInput(name, "the file has a header but no data rows")
+    raw = raw.rename({column: column.lstrip("\ufeff").strip() for column in raw.columns})
+    text = pl.col(pl.String)
+    raw = raw.with_columns(pl.when(text.str.strip_chars() == "").then(None).otherwise(text).name.keep())
+    flavour = _flavour(raw.columns)
+    canonical = _canonical_names(raw.columns, flavour, name)
+    _check_required_columns(canonical, flavour, name)
+
+    header_of = {target: header for header, target in canonical.items()}
+    pinned = [header for header, target in canonical.items() if target in PINNED_COLUMNS]
+    typed = raw.select(_typed_column(raw, header, PINNED_COLUMNS[canonical[header]], name) for header in pinned)
+    for header in pinned:
+        _report_unparsed(raw, typed, header, PINNED_COLUMNS[canonical[header]], name)
+    typed = typed.rename({header: canonical[header] for header in pinned})
+
+    objects = raw.select(_json_object(raw, canonical, bucket, name).alias(bucket) for bucket in JSON_COLUMNS)
+    frame = (
+        pl.concat([typed, objects], how="horizontal")
+        .with_columns(
+            pl.lit(flavour).alias("_cur_format"),
+            pl.lit(name).alias("_source_file"),
+            pl.int_range(1, raw.height + 1, dtype=pl.Int64).alias("_source_row"),
+        )
+        .select(_output_column(column, dtype, typed.columns) for column, dtype in output_schema().items())
+    )
+    _check_rows(frame, name, header_of)
+    return frame
+
+
+def _data_files(delivery: Delivery) -> list[Path]:
+    files = []
+    for file in delivery.files():
+        if _STATUS_TABLE_FOLDER in file.relative_to(delivery.path.parent).parts:
+            continue
+        if not file.name.lower().endswith(CUR_DATA_SUFFIXES):
+            raise RejectedInput(delivery.display_name(file), "is not a CUR data file (CSV, CSV.gz or Parquet)")
+        files.append(file)
+    return files
+
+
+def _reject_zip(path: Path, name: str) -> None:
+    try:
+        with path.open("rb") as handle:
+            magic = handle.read(4)
+    except OSError as exc:
+        raise RejectedInput(name, f"cannot be opened: {exc.strerror or exc}") from exc
+    if magic == _ZIP_MAGIC:
+        raise RejectedInput(name, "is a ZIP archive; set the report's compression to GZIP or Parquet")
+
+
+def _flavour(columns: list[str]) -> str:
+    """Legacy CSV has slash headers; CUR 2.0 has its MAP columns and the payer account name."""
+    if any("/" in column for column in columns):
+        return CUR1_CSV
+    if {"bill_payer_account_name", *JSON_COLUMNS} & set(columns):
+        return CUR2
+    return CUR1_PARQUET
+
+
+def _canonical_names(columns: list[str], flavour: str, name: str) -> dict[str, str]:
+    """Header -> CUR 2.0 / Athena name; two headers that mean one pinned or MAP column reject the file."""
+    canonical = {column: athena_name(column) if flavour == CUR1_CSV else column for column in columns}
+    seen: dict[str, str] = {}
+    for header, target in canonical.items():
+        if target not in PINNED_COLUMNS and target not in JSON_COLUMNS:
+            continue
+        if target in seen:
+            raise RejectedInput(name, f"has the column twice (as {seen[target]!r} and {header!r})", column=header)
+        seen[target] = header
+    return canonical
+
+
+def _check_required_columns(canonical: dict[str, str], flavour: str, name: str) -> None:
+    present = set(canonical.values())
+    missing = [column for column in REQUIRED_COLUMNS if column not in present]
+    if not missing:
+        return
+    spelled = [LEGACY_CSV_NAMES[column] if flavour == CUR1_CSV else column for column in missing]
+    raise RejectedInput(name, f"is missing required CUR column(s) {', '.join(spelled)}", column=spelled[0])
+
+
+def _json_object(raw: pl.DataFrame, canonical: dict[str, str], bucket: str, name: str) -> pl.Expr:
+    """One JSON object from CUR 2.0's MAP column and/or legacy CUR's per-key columns; null when empty.
+
+    A MAP column read from Parquet is encoded as JSON; in CSV it already is JSON text and must be an
+    object. Per-key columns (`resource_tags_user_team`) add `"user_team": value` for each non-null
+    value; two spellings of one key (tags `user:Team` and `user:team`) keep the first non-null one.
+    """
+    fragments: list[pl.Expr] = []
+    map_header = next((header for header, target in canonical.items() if target == bucket), None)
+    if map_header is not None:
+        fragments.append(_map_members(raw, map_header, name))
+    prefix = f"{bucket}_"
+    keys: dict[str, list[str]] = {}
+    for header, target in canonical.items():
+        if target.startswith(prefix) and target not in PINNED_COLUMNS and len(target) > len(prefix):
+            keys.setdefault(target[len(prefix) :], []).append(header)
+    for key, headers in keys.items():
+        value = pl.coalesce([pl.col(header).cast(pl.String) for header in headers])
+        fragments.append(pl.lit(json.dumps(key) + ":") + _json_string(value))
+    if not fragments:
+        return pl.lit(None, dtype=pl.String)
+    members = pl.concat_str(fragments, separator=",", ignore_nulls=True)
+    return pl.when(members.is_null() | (members == "")).then(None).otherwise(pl.lit("{") + members + pl.lit("}"))
+
+
+def _map_members(raw: pl.DataFrame, header: str, name: str) -> pl.Expr:
+    """The members of a MAP column's JSON object, without the braces; null when the map is empty."""
+    if raw.schema[header].is_nested():
+        text = pl.struct(pl.col(header).alias("v")).struct.json_encode().str.json_path_match("$.v")
+    else:
+        text = pl.col(header).cast(pl.String).str.strip_chars()
+        checked = raw.select(text.alias(header))
+        _report_unparsed(raw, checked, header, Kind.JSON, name)
+    inner = text.str.strip_prefix("{").str.strip_suffix("}").str.strip_chars()
+    return pl.when(inner == "").then(None).otherwise(inner)
+
+
+def _json_string(value: pl.Expr) -> pl.Expr:
+    """A string expression as a JSON string literal (quotes and escapes included); null stays null."""
+    encoded = pl.struct(value.alias("v")).struct.json_encode().str.strip_prefix('{"v":').str.strip_suffix("}")
+    return pl.when(value.is_null()).then(None).otherwise(encoded)
+
+
+def _output_column(column: str, dtype: pl.DataType, present: list[str]) -> pl.Expr:
+    if column in present or column in JSON_COLUMNS or column in LINEAGE_COLUMNS:
+        return pl.col(column)
+    return pl.lit(None, dtype=dtype).alias(column)
+
+
+def _check_rows(frame: pl.DataFrame, name: str, header_of: dict[str, str]) -> None:
+    checks: list[tuple[str, pl.Expr, str]] = [
+        (column, pl.col(column).is_null(), "must not be empty") for column in REQUIRED_COLUMNS
+    ]
+    checks += [
+        (
+            "bill_billing_period_end_date",
+            pl.col("bill_billing_period_end_date") <= pl.col("bill_billing_period_start_date"),
+            "must be after the billing period start (the end is exclusive)",
+        ),
+        (
+            "line_item_usage_end_date",
+            pl.col("line_item_usage_end_date") < pl.col("line_item_usage_start_date"),
+            "must not be before the usage start date",
+        ),
+    ]
+    for column, expr, reason in checks:
+        failed = frame.select(expr.fill_null(False)).to_series()
+        _reject_first(
+            failed,
+            frame[column],
+            name,
+            header_of.get(column, column),
+            lambda value, reason=reason: reason + ("" if value is None else f" (found {value})"),
+        )

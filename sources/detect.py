@@ -27,6 +27,7 @@ OCI_COST = "oci_cost"
 GPU_CLOUD_USAGE = "gpu_cloud_usage"
 ONPREM_GPU_ASSETS = "onprem_gpu_assets"
 
+_FILES_TO_TRY = 20
 _LOCALIZED_HEADER = re.compile(r"\(([A-Za-z0-9_]+)\)\s*$")
 
 
@@ -44,14 +45,18 @@ def detect_source(path: Path) -> str:
     data_files = [file for file in files if file.name.lower().endswith(DATA_SUFFIXES) and not is_manifest(file)]
     if not data_files:
         raise ValueError(f"{path} holds no CSV, CSV.gz, Parquet or JSON files")
-    columns = header_columns(data_files[0])
-    source = source_from_columns(columns, file_name=data_files[0].name)
-    if source is None:
-        raise ValueError(
-            f"cannot tell which export {data_files[0].name} is from its columns "
-            f"({', '.join(sorted(columns)[:8])}{', …' if len(columns) > 8 else ''}); pass --source"
-        )
-    return source
+    # A delivery folder can hold side tables (the legacy CUR Athena flavour ships a
+    # cost_and_usage_data_status table): the first file whose header is recognised decides.
+    for file in data_files[:_FILES_TO_TRY]:
+        columns = header_columns(file)
+        source = source_from_columns(columns, file_name=file.name)
+        if source is not None:
+            return source
+    first = header_columns(data_files[0])
+    raise ValueError(
+        f"cannot tell which export {data_files[0].name} is from its columns "
+        f"({', '.join(sorted(first)[:8])}{', …' if len(first) > 8 else ''}); pass --source"
+    )
 
 
 def source_from_columns(columns: set[str], *, file_name: str = "") -> str | None:

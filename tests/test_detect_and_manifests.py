@@ -152,3 +152,12 @@ def test_manifest_entry_that_links_out_of_the_delivery_is_rejected(tmp_path):
     (delivery.path / "data" / "BILLING_PERIOD=2026-10" / "export-00002.csv").symlink_to(outside)
     with pytest.raises(RejectedInput, match="links outside the delivery"):
         delivery.resolve_listed("data/BILLING_PERIOD=2026-10/export-00002.csv", manifest=delivery.manifests()[0])
+
+
+def test_a_side_table_does_not_hide_the_export_it_sits_beside(tmp_path):
+    report = tmp_path / "report"
+    (report / "cost_and_usage_data_status").mkdir(parents=True)
+    _parquet(report / "cost_and_usage_data_status" / "status.parquet", ["status"])
+    (report / "year=2026" / "month=10").mkdir(parents=True)
+    _parquet(report / "year=2026" / "month=10" / "part-0.parquet", ["identity_line_item_id", "line_item_usage_type"])
+    assert detect_source(report) == "aws_cur"

@@ -32,6 +32,15 @@
         'billed': 'cost_my_cost',
         'effective': 'cost_my_cost',
     },
+    {
+        'x_source': 'gpu_cloud_usage',
+        'relation': source('raw', 'gpu_cloud_usage'),
+        'period': 'billing_period_start',
+        'currency': 'currency',
+        'line_count': 'count(*)',
+        'billed': 'cost',
+        'effective': 'cost',
+    },
 ] -%}
 
 {#- One totals query per side of a comparison: relation, period and currency columns, line count, filter. -#}

@@ -9,6 +9,8 @@
 {%- set cost_line_sources = [
     ref('stg_focus__cost_and_usage'),
     ref('stg_oci__cost_report'),
+    ref('stg_gpu_clouds__usage'),
+    ref('int_onprem__daily_cost_lines'),
 ] -%}
 
 {#- FOCUS 1.2 columns, then the FOCUS 1.3 additions (nullable). -#}

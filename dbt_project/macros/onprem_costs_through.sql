@@ -1,0 +1,15 @@
+{#-
+    The last day (inclusive) for which owned servers accrue daily cost lines, as a SQL date: the dbt
+    var `onprem_costs_through` (YYYY-MM-DD) when set, else the day before this dbt run started, in UTC
+    (today is not over yet, and cloud bills lag by a day too). Fixed at compile time, so every model
+    and test of one run sees the same day.
+-#}
+{% macro onprem_costs_through() -%}
+    {%- set configured = var('onprem_costs_through', none) -%}
+    {%- if configured -%}
+        {%- set through = modules.datetime.datetime.strptime(configured | string, '%Y-%m-%d').date() -%}
+    {%- else -%}
+        {%- set through = (run_started_at - modules.datetime.timedelta(days=1)).date() -%}
+    {%- endif -%}
+    cast('{{ through.isoformat() }}' as date)
+{%- endmacro %}

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
 from enum import StrEnum
 from pathlib import Path
 
@@ -112,8 +114,18 @@ def reject_first(frame: pl.DataFrame, name: str, column: str, failed: pl.Expr, r
         frame[column],
         name,
         column,
-        lambda value: f"{column} {reason}" + ("" if value is None else f" (found {_shorten(value)!r})"),
+        lambda value: f"{column} {reason}" + ("" if value is None else f" (found {_shorten(plain(value))!r})"),
     )
+
+
+def plain(value: object) -> str:
+    """A typed value as a person would write it: `12.5` (not `12.500000000000`), `2026-09-01T00:00:00Z`."""
+    if isinstance(value, Decimal):
+        text = format(value, "f")
+        return text.rstrip("0").rstrip(".") if "." in text else text
+    if isinstance(value, datetime):
+        return value.isoformat() + "Z"
+    return str(value)
 
 
 def _snake_case_names(raw: pl.DataFrame, name: str) -> pl.DataFrame:

@@ -7,6 +7,12 @@
 {% macro onprem_costs_through() -%}
     {%- set configured = var('onprem_costs_through', none) -%}
     {%- if configured -%}
+        {%- if not modules.re.fullmatch('[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])', configured | string) -%}
+            {{ exceptions.raise_compiler_error(
+                "var onprem_costs_through (environment variable FINOPS_ONPREM_COSTS_THROUGH) must be a date "
+                ~ "YYYY-MM-DD, not '" ~ configured ~ "'"
+            ) }}
+        {%- endif -%}
         {%- set through = modules.datetime.datetime.strptime(configured | string, '%Y-%m-%d').date() -%}
     {%- else -%}
         {%- set through = (run_started_at - modules.datetime.timedelta(days=1)).date() -%}

@@ -16,7 +16,7 @@ import polars as pl
 
 from sources.delivery import Delivery, ParsedDelivery
 from sources.errors import RejectedInput
-from sources.tabular import DECIMAL, TIMESTAMP, Column, Kind, read_contract_file, reject_first, schema_of
+from sources.tabular import DECIMAL, TIMESTAMP, Column, Kind, plain, read_contract_file, reject_first, schema_of
 
 FORMAT_VERSION = "GPU cloud usage 1.0"
 PRICING_MODELS = ("on_demand", "spot", "reserved")
@@ -104,16 +104,11 @@ def _reject_cost_mismatch(frame: pl.DataFrame, name: str, mismatch: pl.Expr) -> 
     more = f" ({count - 1} more row(s) like it)" if count > 1 else ""
     raise RejectedInput(
         name,
-        f"cost {_plain(cost)} is not unit_price {_plain(unit_price)} × usage_hours {_plain(hours)} "
-        f"= {_plain(unit_price * hours)} (to within {COST_TOLERANCE}){more}",
+        f"cost {plain(cost)} is not unit_price {plain(unit_price)} × usage_hours {plain(hours)} "
+        f"= {plain(unit_price * hours)} (to within {COST_TOLERANCE}){more}",
         row=row + 1,
         column="cost",
     )
-
-
-def _plain(value: Decimal) -> str:
-    text = format(value, "f")
-    return text.rstrip("0").rstrip(".") if "." in text else text
 
 
 def parse_gpu_cloud_usage(delivery: Delivery) -> ParsedDelivery:

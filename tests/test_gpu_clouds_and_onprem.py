@@ -339,7 +339,7 @@ def test_gpu_clouds_and_owned_servers_reach_the_marts(home: Path, capsys: pytest
         ("RunPod", "H100", "Dynamic", "inference", None, Decimal(20), Decimal("39.80"), Decimal("53.80")),
         # A100-80GB, 20.25 h × 4 GPUs
         ("Vast.ai", "A100 80GB", "Standard", "research", "eval", Decimal(81), Decimal("89.10"), Decimal("89.10")),
-        # RTX 4090 is not in the vocabulary: kept as written; list 0.45 × 7.75 h
+        # RTX 4090, a vocabulary name as written; list 0.45 × 7.75 h
         ("Vast.ai", "RTX 4090", "Dynamic", None, None, Decimal("7.75"), Decimal("2.40"), Decimal("3.4875")),
     ]
     assert mart(

@@ -14,10 +14,10 @@ from pipelines.lib.warehouse import RawTable
 from sources.delivery import Delivery, ParsedDelivery
 from sources.focus import parse_focus_delivery
 from sources.focus.reader import output_schema
-from sources.oci import output_schema as oci_cost_schema
-from sources.oci import parse_cost_report_delivery
 from sources.gpu_clouds import output_schema as gpu_cloud_usage_schema
 from sources.gpu_clouds import parse_gpu_cloud_usage
+from sources.oci import output_schema as oci_cost_schema
+from sources.oci import parse_cost_report_delivery
 from sources.onprem import output_schema as onprem_gpu_assets_schema
 from sources.onprem import parse_onprem_gpu_assets
 

@@ -3,9 +3,10 @@
     Vast.ai…; layout in docs/gpu-cloud-usage-contract.md). The file states what FOCUS needs directly:
     the usage row is the charge, its hours are the pricing quantity and what was billed is the cost.
     The one thing made comparable across providers is the GPU model, written as free text: it is
-    matched to the project's GPU model vocabulary through the `gpu_model_aliases` seed (kept as written
-    when no alias matches). The file names GPUs per resource, so the GPU count comes from the row, not
-    from an instance type.
+    matched to the GPU model vocabulary (seed `gpu_models`) by name or through the seed
+    `gpu_model_aliases`; text that matches neither is kept as written, and the GPU model tests fail
+    until an alias is added. The file names GPUs per resource, so the GPU count comes from the row,
+    not from an instance type.
 -#}
 
 with
@@ -16,12 +17,9 @@ source as (
 
 ),
 
-gpu_model_aliases as (
+gpu_model_names as (
 
-    select
-        {{ gpu_model_key('alias') }} as alias_key,
-        gpu_model
-    from {{ ref('gpu_model_aliases') }}
+    {{ gpu_model_lookup() }}
 
 ),
 
@@ -29,10 +27,10 @@ with_gpu_model as (
 
     select
         source.*,
-        coalesce(gpu_model_aliases.gpu_model, trim(source.gpu_model)) as normalised_gpu_model
+        coalesce(gpu_model_names.gpu_model, trim(source.gpu_model)) as normalised_gpu_model
     from source
-    left join gpu_model_aliases
-        on {{ gpu_model_key('source.gpu_model') }} = gpu_model_aliases.alias_key
+    left join gpu_model_names
+        on {{ gpu_model_key('source.gpu_model') }} = gpu_model_names.gpu_model_key
 
 ),
 

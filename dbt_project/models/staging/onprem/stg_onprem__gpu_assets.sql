@@ -1,9 +1,10 @@
 {#-
     One row per owned GPU server in the latest inventory delivery (each delivery replaces the whole
     inventory). The inventory states purchase and running-cost facts, not charges: the daily cost
-    lines are worked out in int_onprem__daily_cost_lines. Here the dates become dates and the free-text
-    GPU model is matched to the project's GPU model vocabulary through the `gpu_model_aliases` seed
-    (kept as written when no alias matches).
+    lines are worked out in int_onprem__daily_cost_lines. Here the dates become dates and the
+    free-text GPU model is matched to the GPU model vocabulary (seed `gpu_models`) by name or through
+    the seed `gpu_model_aliases`; text that matches neither is kept as written, and the GPU model
+    tests fail until an alias is added.
 -#}
 
 with
@@ -14,12 +15,9 @@ source as (
 
 ),
 
-gpu_model_aliases as (
+gpu_model_names as (
 
-    select
-        {{ gpu_model_key('alias') }} as alias_key,
-        gpu_model
-    from {{ ref('gpu_model_aliases') }}
+    {{ gpu_model_lookup() }}
 
 ),
 
@@ -29,7 +27,7 @@ renamed as (
         source.asset_id,
         source.site,
         source.hostname,
-        coalesce(gpu_model_aliases.gpu_model, trim(source.gpu_model)) as gpu_model,
+        coalesce(gpu_model_names.gpu_model, trim(source.gpu_model)) as gpu_model,
         source.gpu_model as gpu_model_as_delivered,
         source.gpu_count,
         cast(source.purchase_date as date) as purchase_date,
@@ -52,8 +50,8 @@ renamed as (
         source._source_row as x_source_row,
         source._ingested_at as x_ingested_at
     from source
-    left join gpu_model_aliases
-        on {{ gpu_model_key('source.gpu_model') }} = gpu_model_aliases.alias_key
+    left join gpu_model_names
+        on {{ gpu_model_key('source.gpu_model') }} = gpu_model_names.gpu_model_key
 
 )
 

@@ -72,7 +72,7 @@ def source_from_columns(columns: set[str], *, file_name: str = "") -> str | None
         return AZURE_AMORTIZED if "amortized" in file_name.lower() else AZURE_ACTUAL
     if "billing_account_id" in names and names & {"sku", "sku.description", "invoice", "invoice.month"}:
         return GCP_BILLING
-    if {"gpu_model", "gpu_count", "pricing_model", "unit_price"} <= names:
+    if {"gpu_model", "gpu_count", "pricing_model", "usage_hours"} <= names:
         return GPU_CLOUD_USAGE
     if {"asset_id", "purchase_price", "depreciation_years"} <= names:
         return ONPREM_GPU_ASSETS

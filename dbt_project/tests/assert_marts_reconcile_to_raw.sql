@@ -41,6 +41,15 @@
         'billed': 'coalesce(line_item_net_unblended_cost, line_item_unblended_cost)',
         'effective': none,
     },
+    {
+        'x_source': 'gpu_cloud_usage',
+        'relation': source('raw', 'gpu_cloud_usage'),
+        'period': 'billing_period_start',
+        'currency': 'currency',
+        'line_count': 'count(*)',
+        'billed': 'cost',
+        'effective': 'cost',
+    },
 ] -%}
 
 {#- One totals query per side of a comparison: relation, period and currency columns, line count, filter. -#}

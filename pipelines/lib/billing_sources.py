@@ -16,8 +16,12 @@ from sources.aws import parse_cur_delivery
 from sources.delivery import Delivery, ParsedDelivery
 from sources.focus import parse_focus_delivery
 from sources.focus.reader import output_schema
+from sources.gpu_clouds import output_schema as gpu_cloud_usage_schema
+from sources.gpu_clouds import parse_gpu_cloud_usage
 from sources.oci import output_schema as oci_cost_schema
 from sources.oci import parse_cost_report_delivery
+from sources.onprem import output_schema as onprem_gpu_assets_schema
+from sources.onprem import parse_onprem_gpu_assets
 
 
 @dataclass(frozen=True)
@@ -94,5 +98,43 @@ AWS_CUR = BillingSource(
 )
 
 BILLING_SOURCES: tuple[BillingSource, ...] = (FOCUS, OCI_COST, AWS_CUR)
+GPU_CLOUD_USAGE = BillingSource(
+    name="gpu_cloud_usage",
+    title="GPU cloud usage",
+    raw_table=RawTable(
+        name="raw.gpu_cloud_usage",
+        columns=gpu_cloud_usage_schema(),
+        restatement_key=("billing_account_key", "billing_period_start"),
+        currency_column="currency",
+        billed_cost_column="cost",
+        effective_cost_column="cost",
+    ),
+    parse=parse_gpu_cloud_usage,
+    description=(
+        "Usage of specialized GPU clouds (Lambda, CoreWeave, RunPod, Vast.ai, …) in the project's GPU cloud "
+        "usage CSV layout (docs/gpu-cloud-usage-contract.md), one row per resource and usage period."
+    ),
+)
+
+ONPREM_GPU_ASSETS = BillingSource(
+    name="onprem_gpu_assets",
+    title="On-premises GPU assets",
+    raw_table=RawTable(
+        name="raw.onprem_gpu_assets",
+        columns=onprem_gpu_assets_schema(),
+        restatement_key=("site", "billing_period_start"),
+        currency_column="currency",
+        billed_cost_column="purchase_price",
+        effective_cost_column="purchase_price",
+        snapshot=True,
+    ),
+    parse=parse_onprem_gpu_assets,
+    description=(
+        "Inventory of owned GPU servers (purchase, depreciation and running-cost facts), one row per asset; "
+        "each delivery is the whole inventory. Daily cost is computed from it in dbt."
+    ),
+)
+
+BILLING_SOURCES: tuple[BillingSource, ...] = (FOCUS, AWS_CUR, OCI_COST, GPU_CLOUD_USAGE, ONPREM_GPU_ASSETS)
 
 SOURCES_BY_NAME = {source.name: source for source in BILLING_SOURCES}

@@ -10,6 +10,8 @@
     ref('stg_focus__cost_and_usage'),
     ref('stg_oci__cost_report'),
     ref('stg_aws__cur_line_items'),
+    ref('stg_gpu_clouds__usage'),
+    ref('int_onprem__daily_cost_lines'),
 ] -%}
 
 {#- FOCUS 1.2 columns, then the FOCUS 1.3 additions (nullable). -#}
@@ -109,8 +111,9 @@ gpu_resolved as (
 
     select
         unioned.*,
+        -- what the bill states about the hardware beats matching words in its description
         coalesce(
-            gpu_instance_types.gpu_model, sku_description_matches.gpu_model, unioned.x_sku_gpu_model
+            gpu_instance_types.gpu_model, unioned.x_sku_gpu_model, sku_description_matches.gpu_model
         ) as x_gpu_model,
         cast(coalesce(unioned.x_sku_gpu_count, gpu_instance_types.gpu_count) as decimal(18, 6)) as x_gpu_count
     from unioned

@@ -8,6 +8,7 @@
 
 {%- set cost_line_sources = [
     ref('stg_focus__cost_and_usage'),
+    ref('stg_azure__cost_details'),
 ] -%}
 
 {#- FOCUS 1.2 columns, then the FOCUS 1.3 additions (nullable). -#}

@@ -17,7 +17,8 @@
     plan and on unused commitment rows (the purchase carries that money). EffectiveCost (amortized) is
     the cost, except 0 on commitment purchases and refunds. ListCost is PayGCostInBillingCurrency, else
     PayGPrice × Quantity, else BilledCost (FOCUS rule for charges without a list price); ContractedCost
-    likewise from UnitPrice.
+    likewise from UnitPrice. MCA prices are in the pricing currency and are converted with
+    ExchangeRatePricingToBilling.
 
     Quantities. Azure prices in blocks (`1 Hour`, `10 Hours`, `10K`) and Quantity counts blocks
     (cost = Quantity × EffectivePrice in real EA exports), so hourly meters are turned into hours:
@@ -124,7 +125,11 @@ flagged as (
             when charge_type_key = 'refund' then 'Purchase'
             else 'Adjustment'
         end as charge_category,
-        (PricingCurrency is null or PricingCurrency = BillingCurrencyCode) as prices_in_billing_currency
+        -- MCA prices (UnitPrice, PayGPrice) are in the pricing currency; EA's in the billing currency
+        case
+            when PricingCurrency is null or PricingCurrency = BillingCurrencyCode then cast(1 as decimal(38, 12))
+            else ExchangeRatePricingToBilling
+        end as pricing_to_billing_rate
     from classified
 
 ),
@@ -214,27 +219,21 @@ renamed as (
                 then pricing_unit
         end as ConsumedUnit,
         cast(
-            coalesce(
-                case when prices_in_billing_currency then UnitPrice * Quantity end,
-                billed_cost
-            ) as decimal(38, 12)
+            coalesce(cast(UnitPrice * Quantity as decimal(38, 12)) * pricing_to_billing_rate, billed_cost)
+            as decimal(38, 12)
         ) as ContractedCost,
-        case
-            when prices_in_billing_currency then {{ decimal_divide('UnitPrice', 'hour_block', 12) }}
-        end as ContractedUnitPrice,
+        {{ decimal_divide('UnitPrice * pricing_to_billing_rate', 'hour_block', 12) }} as ContractedUnitPrice,
         cast(effective_cost as decimal(38, 12)) as EffectiveCost,
         InvoiceId,
         coalesce(PartnerName, 'Microsoft') as InvoiceIssuerName,
         cast(
             coalesce(
                 PayGCostInBillingCurrency,
-                case when prices_in_billing_currency then PayGPrice * Quantity end,
+                cast(PayGPrice * Quantity as decimal(38, 12)) * pricing_to_billing_rate,
                 billed_cost
             ) as decimal(38, 12)
         ) as ListCost,
-        case
-            when prices_in_billing_currency then {{ decimal_divide('PayGPrice', 'hour_block', 12) }}
-        end as ListUnitPrice,
+        {{ decimal_divide('PayGPrice * pricing_to_billing_rate', 'hour_block', 12) }} as ListUnitPrice,
         case
             when charge_category = 'Tax' then null
             when is_commitment_purchase then 'Standard'

@@ -16,7 +16,7 @@ import shutil
 import sys
 import tempfile
 from collections.abc import Sequence
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -64,6 +64,15 @@ def _parser() -> argparse.ArgumentParser:
     docs.add_argument("--port", type=int, default=8080)
     docs.set_defaults(handler=_docs)
 
+    prices = commands.add_parser("prices", help="market GPU prices and exchange rates")
+    price_commands = prices.add_subparsers(required=True, metavar="ACTION")
+    refresh = price_commands.add_parser("refresh", help="fetch one day's prices and rates into the warehouse")
+    refresh.add_argument("--offline", action="store_true", help="read the bundled snapshots, no network")
+    refresh.add_argument(
+        "--date", type=date.fromisoformat, default=None, help="the day to refresh, YYYY-MM-DD (default: today, UTC)"
+    )
+    refresh.set_defaults(handler=_prices_refresh)
+
     export = commands.add_parser("export", help="write warehouse data in an open format")
     export.add_argument("format", choices=("focus",))
     export.add_argument("directory", type=Path)
@@ -73,14 +82,20 @@ def _parser() -> argparse.ArgumentParser:
 
 def _demo(home: FinopsHome, args: argparse.Namespace) -> int:
     from pipelines.lib.landing import register
-    from sources.synthetic.focus_samples import write_focus_samples
+    from sources.synthetic.demo_organisation import demo_last_day, write_demo_organisation
 
     with tempfile.TemporaryDirectory() as scratch:
-        files = write_focus_samples(Path(scratch), seed=args.seed)
-        print(f"Generated {len(files)} sample FOCUS files (seed {args.seed}).")
-        for file in files:
-            register(home, "focus", file)
-    results, ok = _materialize(home, selection=None)
+        deliveries = write_demo_organisation(Path(scratch), seed=args.seed)
+        print(f"Generated {len(deliveries)} sample deliveries of one organisation, Acme AI (seed {args.seed}).")
+        for delivery in deliveries:
+            if delivery.source in SOURCES_BY_NAME:
+                register(home, delivery.source, delivery.path)
+    waiting = sorted({delivery.source for delivery in deliveries} - SOURCES_BY_NAME.keys())
+    if waiting:
+        print(f"Not loaded (no connector registered for {', '.join(waiting)}).")
+    # On-prem cost lines run to a cut-off day (default: yesterday); pin it to the sample's last day.
+    dbt_vars = {"onprem_costs_through": demo_last_day().isoformat()}
+    results, ok = _materialize(home, selection=None, dbt_vars=dbt_vars)
     _print_deliveries(results)
     if not ok:
         return 1
@@ -107,25 +122,41 @@ def _ingest(home: FinopsHome, args: argparse.Namespace) -> int:
     return 0
 
 
-def _materialize(home: FinopsHome, *, selection: tuple[str, ...] | None) -> tuple[list[dict[str, Any]], bool]:
-    """Materialize `selection` and everything downstream of it (or everything), in-process."""
+def _materialize(
+    home: FinopsHome, *, selection: tuple[str, ...] | None, dbt_vars: dict[str, str] | None = None
+) -> tuple[list[dict[str, Any]], bool]:
+    """Materialize `selection` and everything downstream of it (or everything), in-process.
+
+    `dbt_vars` are passed to this run's `dbt build` as `--vars`.
+    """
     import dagster as dg
 
     from pipelines.definitions import defs
+    from pipelines.defs.transform.dbt import gpu_finops_dbt_models
 
     definitions = defs()
     job = definitions.resolve_implicit_global_asset_job_def()
-    asset_selection = None
-    if selection is not None:
-        graph = definitions.resolve_asset_graph()
+    graph = definitions.resolve_asset_graph()
+    # Daily-partitioned price assets run through `gpu-finops prices refresh`, one day at a time.
+    prices = dg.AssetSelection.groups("prices")
+    if selection is None:
+        needed = dg.AssetSelection.all() - prices
+    else:
         # The load, everything downstream of it, and what those need besides other sources; the
         # reference seeds always, since tests compare against seeds no model reads.
         load = dg.AssetSelection.keys(dg.AssetKey(list(selection)))
         reference = dg.AssetSelection.groups("reference")
-        needed = load.downstream().upstream() - dg.AssetSelection.groups("ingest") | load | reference
-        asset_selection = list(needed.resolve(graph))
+        needed = load.downstream().upstream() - dg.AssetSelection.groups("ingest") - prices | load | reference
+    run_config = None
+    if dbt_vars:
+        run_config = {"ops": {gpu_finops_dbt_models.op.name: {"config": {"vars": dbt_vars}}}}
     with dg.DagsterInstance.get() as instance:
-        result = job.execute_in_process(instance=instance, asset_selection=asset_selection, raise_on_error=False)
+        result = job.execute_in_process(
+            instance=instance,
+            asset_selection=list(needed.resolve(graph)),
+            raise_on_error=False,
+            run_config=run_config,
+        )
     deliveries: list[dict[str, Any]] = []
     for event in result.get_asset_materialization_events():
         metadata = event.step_materialization_data.materialization.metadata
@@ -142,6 +173,37 @@ def _materialize(home: FinopsHome, *, selection: tuple[str, ...] | None) -> tupl
             if not check.passed:
                 print(f"failed check: {check.asset_key.to_user_string()} {check.check_name}", file=sys.stderr)
     return deliveries, result.success
+
+
+def _prices_refresh(home: FinopsHome, args: argparse.Namespace) -> int:
+    """Materialize the daily-partitioned price and exchange-rate assets for one day."""
+    import os
+
+    import dagster as dg
+
+    from pipelines.definitions import defs
+
+    if args.offline:
+        os.environ["FINOPS_OFFLINE"] = "1"
+    day = args.date or datetime.now(UTC).date()
+    definitions = defs()
+    job = definitions.resolve_implicit_global_asset_job_def()
+    selection = dg.AssetSelection.groups("prices").resolve(definitions.resolve_asset_graph())
+    with dg.DagsterInstance.get() as instance:
+        result = job.execute_in_process(
+            instance=instance, asset_selection=list(selection), partition_key=day.isoformat(), raise_on_error=False
+        )
+    for event in result.get_asset_materialization_events():
+        materialization = event.step_materialization_data.materialization
+        metadata = {key: value.value for key, value in materialization.metadata.items()}
+        print(
+            f"{materialization.asset_key.to_user_string()} {day}: {metadata.get('status', 'loaded')}, "
+            f"{metadata.get('rows_loaded', 0)} rows from {metadata.get('source_url', '-')}"
+        )
+    for event in result.all_events:
+        if event.is_step_failure:
+            print(f"error in {event.step_key}: {event.step_failure_data.error.message.strip()}", file=sys.stderr)
+    return 0 if result.success else 1
 
 
 def _print_deliveries(results: list[dict[str, Any]]) -> None:

@@ -6,6 +6,7 @@ import json
 import shutil
 import subprocess
 import tempfile
+from collections import Counter, defaultdict
 from decimal import Decimal
 from pathlib import Path
 
@@ -13,6 +14,9 @@ import pyarrow.parquet as pq
 import pytest
 
 from pipelines.cli import main
+from pipelines.lib.billing_sources import SOURCES_BY_NAME
+from sources.synthetic.demo_common import group_of
+from sources.synthetic.demo_organisation import write_demo_organisation
 from tests.focus_fixtures import BASE_ROW, focus_rows, write_csv
 from tests.warehouse_helpers import query as warehouse_query
 from tests.warehouse_helpers import table_fingerprint
@@ -193,29 +197,93 @@ def test_rejected_file_is_quarantined_and_changes_no_data(home: Path, tmp_path: 
     assert len(reasons) == 1 and "'five' is not a decimal number" in reasons[0].read_text()
 
 
-def test_demo_marts_match_the_generators_own_totals(home: Path, capsys: pytest.CaptureFixture[str]):
-    assert main(["demo", "--seed", "7"]) == 0
-    assert "GPU FinOps summary" in capsys.readouterr().out
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
+    """One `gpu-finops demo --seed 7` shared by the demo checks, and the generator's totals for seed 7."""
+    root = tmp_path_factory.mktemp("demo")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("FINOPS_HOME", str(root / "finops"))
+        assert main(["demo", "--seed", "7"]) == 0
+    write_demo_organisation(root / "expected", seed=7)
+    return root / "finops", json.loads((root / "expected" / "expected_totals.json").read_text())
 
-    from sources.synthetic.focus_samples import write_focus_samples
 
-    expected_dir = home.parent / "expected"
-    write_focus_samples(expected_dir, seed=7)
-    expected: dict[tuple[str, str], dict[str, Decimal]] = {}
-    for entry in json.loads((expected_dir / "expected_totals.json").read_text())["files"]:
-        key = (entry["billing_period_start"][:10], entry["billing_currency"])
-        totals = expected.setdefault(key, {"billed": Decimal(0), "effective": Decimal(0), "gpu_hours": Decimal(0)})
-        totals["billed"] += Decimal(entry["billed_cost"])
-        totals["effective"] += Decimal(entry["effective_cost"])
-        totals["gpu_hours"] += Decimal(entry["gpu_hours"])
+def test_demo_loads_every_billing_source_of_the_organisation(demo: tuple[Path, dict]):
+    """Every source the demo writes has a connector, and each delivery loaded without rejection."""
+    home, expected = demo
+    sources = {delivery["source"] for delivery in expected["deliveries"]}
+    assert sources - SOURCES_BY_NAME.keys() == set(), "billing sources without a connector"
+    loaded = query(home, "select source, count(*) from audit.loads where status = 'loaded' group by all")
+    assert dict(loaded) == dict(Counter(delivery["source"] for delivery in expected["deliveries"]))
+    assert not list((home / "quarantine").rglob("*.reason.txt"))
+
+
+def test_demo_cost_lines_match_the_expected_totals_per_source_period_and_currency(demo: tuple[Path, dict]):
+    """Billed and effective cost per billing source, period and currency; on-prem has effective cost only.
+
+    Azure's actual and amortized datasets are one group: their FOCUS lines split between the two
+    sources however the connector chooses, but together they hold the invoice (billed) and the
+    amortized cost (effective).
+    """
+    home, expected = demo
+    wanted: dict[tuple, list] = defaultdict(lambda: [Decimal(0), Decimal(0)])
+    for entry in expected["billing"]:
+        key = (group_of(entry["sources"][0]), entry["billing_period_start"], entry["billing_currency"])
+        wanted[key][0] += Decimal(entry["billed_cost"])
+        wanted[key][1] += Decimal(entry["effective_cost"])
+    found: dict[tuple, list] = defaultdict(lambda: [Decimal(0), Decimal(0)])
+    for source, period, currency, billed, effective in query(
+        home,
+        """
+        select x_source, cast(BillingPeriodStart as date), BillingCurrency, sum(BilledCost), sum(EffectiveCost)
+        from intermediate.int_billing__cost_lines group by all
+        """,
+    ):
+        key = (group_of(source), period.isoformat(), currency)
+        found[key][0] += billed
+        found[key][1] += effective
+    for totals in (wanted, found):
+        for key, value in totals.items():
+            if key[0] == "onprem_gpu_assets":
+                value[0] = None
+    assert dict(found) == dict(wanted)
+
+
+def test_demo_gpu_hours_match_per_provider_gpu_model_and_pricing_category(demo: tuple[Path, dict]):
+    home, expected = demo
+    wanted: dict[tuple, Decimal] = defaultdict(Decimal)
+    for entry in expected["gpu_hours"]:
+        key = (entry["provider"], entry["billing_period_start"], entry["gpu_model"], entry["pricing_category"])
+        wanted[key] += Decimal(entry["gpu_hours"])
+    providers = {key[0] for key in wanted}
     found = {
-        (str(period)[:10], currency): {"billed": billed, "effective": effective, "gpu_hours": gpu_hours}
-        for period, currency, billed, effective, gpu_hours in query(
+        (provider, period.isoformat(), model, category): hours
+        for provider, period, model, category, hours in query(
             home,
             """
-            select billing_period_start, billing_currency, sum(billed_cost), sum(effective_cost), sum(gpu_hours)
-            from marts.fct_cost_daily group by all
+            select provider_name, cast(billing_period_start as date), gpu_model, pricing_category, sum(gpu_hours)
+            from marts.fct_gpu_spend_daily group by all having sum(gpu_hours) <> 0
             """,
         )
+        if provider in providers
     }
-    assert found == expected
+    assert found == dict(wanted)
+
+
+def test_demo_gpu_effective_cost_per_team_matches(demo: tuple[Path, dict]):
+    """GPU lines' effective cost per team (None: untagged, such as unused reservation hours)."""
+    home, expected = demo
+    wanted: dict[tuple, Decimal] = defaultdict(Decimal)
+    for entry in expected["team_gpu_effective_cost"]:
+        key = (group_of(entry["sources"][0]), entry["billing_period_start"], entry["billing_currency"], entry["team"])
+        wanted[key] += Decimal(entry["effective_cost"])
+    found: dict[tuple, Decimal] = defaultdict(Decimal)
+    for source, period, currency, team, cost in query(
+        home,
+        """
+        select x_source, cast(BillingPeriodStart as date), BillingCurrency, x_team, sum(EffectiveCost)
+        from intermediate.int_billing__cost_lines where x_gpu_model is not null group by all
+        """,
+    ):
+        found[(group_of(source), period.isoformat(), currency, team)] += cost
+    assert {key: cost for key, cost in found.items() if cost} == {key: cost for key, cost in wanted.items() if cost}

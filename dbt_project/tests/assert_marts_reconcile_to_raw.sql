@@ -24,6 +24,15 @@
         'effective': 'EffectiveCost',
     },
     {
+        'x_source': 'oci_cost',
+        'relation': source('raw', 'oci_cost_report'),
+        'period': 'billing_period_start',
+        'currency': 'cost_currency_code',
+        'line_count': 'count(*)',
+        'billed': 'cost_my_cost',
+        'effective': 'cost_my_cost',
+    },
+    {
         'x_source': 'azure_amortized',
         'relation': source('raw', 'azure_amortized_cost'),
         'period': '_billing_period_start',

@@ -16,6 +16,8 @@ from sources.azure.cost_details import output_schema as azure_cost_details_schem
 from sources.delivery import Delivery, ParsedDelivery
 from sources.focus import parse_focus_delivery
 from sources.focus.reader import output_schema
+from sources.oci import output_schema as oci_cost_schema
+from sources.oci import parse_cost_report_delivery
 
 
 @dataclass(frozen=True)
@@ -48,6 +50,25 @@ FOCUS = BillingSource(
     description=(
         "FOCUS 1.0–1.3 billing files (AWS FOCUS_1_2_AWS, Microsoft FocusCost, Google, any FOCUS producer), "
         "one row per cost line."
+    ),
+)
+
+OCI_COST = BillingSource(
+    name="oci_cost",
+    title="OCI cost reports",
+    raw_table=RawTable(
+        name="raw.oci_cost_report",
+        columns=oci_cost_schema(),
+        restatement_key=("line_item_tenant_id", "billing_period_start"),
+        currency_column="cost_currency_code",
+        billed_cost_column="cost_my_cost",
+        effective_cost_column="cost_my_cost",
+    ),
+    parse=parse_cost_report_delivery,
+    description=(
+        "Oracle Cloud Infrastructure cost reports (reports/cost-csv, CSV or CSV.gz), one row per resource, SKU "
+        "and hour; a delivery restates whole tenancy × calendar-month keys, so it holds every report file of "
+        "the months it covers."
     ),
 )
 
@@ -87,6 +108,6 @@ AZURE_AMORTIZED = BillingSource(
     ),
 )
 
-BILLING_SOURCES: tuple[BillingSource, ...] = (FOCUS, AZURE_ACTUAL, AZURE_AMORTIZED)
+BILLING_SOURCES: tuple[BillingSource, ...] = (FOCUS, OCI_COST, AZURE_ACTUAL, AZURE_AMORTIZED)
 
 SOURCES_BY_NAME = {source.name: source for source in BILLING_SOURCES}

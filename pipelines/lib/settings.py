@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import shutil
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
@@ -48,6 +49,14 @@ class FinopsHome:
     def dagster_home(self) -> Path:
         return self.root / "dagster"
 
+    @property
+    def raw_payloads(self) -> Path:
+        """Fetched API responses, kept compressed so a day can be re-parsed without refetching."""
+        return self.root / "raw"
+
+    def price_payloads(self, provider: str, day: date) -> Path:
+        return self.raw_payloads / "prices" / provider / day.isoformat()
+
     def landing_for(self, source: str) -> Path:
         return self.landing / source
 
@@ -59,6 +68,11 @@ class FinopsHome:
         if not target.exists() or target.read_bytes() != DAGSTER_YAML.read_bytes():
             shutil.copyfile(DAGSTER_YAML, target)
         return self
+
+
+def offline() -> bool:
+    """FINOPS_OFFLINE=1: read bundled snapshots instead of calling providers (demo, air-gapped sites)."""
+    return os.environ.get("FINOPS_OFFLINE", "").strip().lower() in {"1", "true", "yes"}
 
 
 def finops_home() -> FinopsHome:

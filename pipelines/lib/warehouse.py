@@ -76,12 +76,14 @@ def _sql_type(dtype: pl.DataType) -> str:
         return f"DECIMAL({dtype.precision}, {dtype.scale})"
     if isinstance(dtype, pl.Datetime):
         return "TIMESTAMP"
+    if dtype == pl.Date:
+        return "DATE"
     if dtype == pl.Int64:
         return "BIGINT"
     return "VARCHAR"
 
 
-def ensure_tables(con: duckdb.DuckDBPyConnection, table: RawTable) -> None:
+def ensure_tables(con: duckdb.DuckDBPyConnection, table: RawTable | ReferenceTable) -> None:
     columns = ",\n  ".join(f'"{name}" {_sql_type(dtype)}' for name, dtype in table.columns.items())
     con.execute("CREATE SCHEMA IF NOT EXISTS raw")
     con.execute("CREATE SCHEMA IF NOT EXISTS audit")
@@ -306,3 +308,57 @@ def audit_mismatches(con: duckdb.DuckDBPyConnection, table: RawTable) -> tuple[l
         [table.name],
     )
     return [column[0] for column in cursor.description], cursor.fetchall()
+
+
+@dataclass(frozen=True)
+class ReferenceTable:
+    """A raw table of reference data (exchange rates, market prices) replaced by key, not by billing period."""
+
+    name: str
+    columns: dict[str, pl.DataType]
+    replace_key: tuple[str, ...]
+    """A load replaces every row whose key values it carries (e.g. rate_date: a day's rates are restated whole)."""
+
+
+def load_reference_rows(
+    con: duckdb.DuckDBPyConnection,
+    table: ReferenceTable,
+    *,
+    source: str,
+    delivery: str,
+    sha256: str,
+    frame: pl.DataFrame,
+    format_version: str | None = None,
+) -> LoadOutcome:
+    """Replace the keys `frame` carries in one transaction and record the load in audit.loads."""
+    ensure_tables(con, table)
+    existing = find_load(con, source, sha256)
+    if existing is not None:
+        return _outcome_of(con, existing, status="duplicate")
+    load_id = str(uuid.uuid4())
+    loaded_at = datetime.now(UTC).replace(tzinfo=None)
+    names = list(table.columns)
+    quoted = ", ".join(f'"{name}"' for name in names)
+    key = ", ".join(f'"{column}"' for column in table.replace_key)
+    con.register("incoming_reference", frame.select(names).to_arrow())
+    try:
+        con.begin()
+        replaced = con.execute(
+            f"DELETE FROM {table.name} WHERE ({key}) IN (SELECT DISTINCT {key} FROM incoming_reference)"
+        ).fetchone()[0]
+        con.execute(
+            f"INSERT INTO {table.name} ({quoted}, _load_id, _ingested_at) "
+            f"SELECT {quoted}, ?, ? FROM incoming_reference",
+            [load_id, loaded_at],
+        )
+        con.execute(
+            "INSERT INTO audit.loads VALUES (?, ?, ?, ?, ?, 'loaded', ?, ?, '[]', '{}', ?, ?, NULL)",
+            [load_id, source, table.name, delivery, sha256, frame.height, replaced, format_version, loaded_at],
+        )
+        con.commit()
+    except BaseException:
+        con.rollback()
+        raise
+    finally:
+        con.unregister("incoming_reference")
+    return _outcome_of(con, load_id, status="loaded")

@@ -37,6 +37,7 @@ from sources.focus.columns import (
     NOT_NULL_COLUMNS,
     Kind,
 )
+from sources.manifests import listed_data_files
 
 DECIMAL = pl.Decimal(DECIMAL_PRECISION, DECIMAL_SCALE)
 TIMESTAMP = pl.Datetime("us")
@@ -369,8 +370,13 @@ def read_focus_files(files: list[tuple[Path, str]], *, require_mandatory: bool =
 
 
 def parse_focus_delivery(delivery: Delivery) -> ParsedDelivery:
-    """The connector entry point: every data file of a FOCUS delivery, as one frame."""
-    files = delivery.files()
+    """The connector entry point: a FOCUS delivery's data files as one frame.
+
+    When the delivery carries an export manifest (AWS Data Exports `FOCUS_1_2_AWS`, Azure
+    FocusCost), exactly the files it lists are read; otherwise every data file of the delivery.
+    """
+    listed = listed_data_files(delivery)
+    files = delivery.files() if listed is None else listed
     if not files:
         raise RejectedInput(delivery.name, "holds no CSV, CSV.gz or Parquet files")
     parsed = read_focus_files([(file, delivery.display_name(file)) for file in files])

@@ -380,9 +380,9 @@ _AWS_G6E = Machine("g6e.2xlarge", 1, 8, 64, Decimal("2.24208"))
 _AWS_USE1 = Region("us-east-1", "US East (N. Virginia)", ("us-east-1a", "us-east-1b", "us-east-1d"))
 _AWS_USE2 = Region("us-east-2", "US East (Ohio)", ("us-east-2a", "us-east-2b"), "USE2-")
 _AWS_USW2 = Region("us-west-2", "US West (Oregon)", ("us-west-2a", "us-west-2b", "us-west-2c"), "USW2-")
-_AWS_RESEARCH = SubAccount("210987654321", "acme-research", "research")
-_AWS_INFERENCE = SubAccount("309876543210", "acme-inference", "inference")
-_AWS_PLATFORM = SubAccount("408765432109", "acme-platform", "platform")
+_AWS_RESEARCH = SubAccount("210987654321", "labs-research", "research")
+_AWS_INFERENCE = SubAccount("309876543210", "labs-inference", "inference")
+_AWS_PLATFORM = SubAccount("408765432109", "labs-platform", "platform")
 AWS_FLEET = (
     FleetTemplate(
         _AWS_P5, _AWS_USE2, _AWS_RESEARCH, "llm-pretrain", Workload.TRAINING, Purchase.ON_DEMAND, 2, "p5-pretrain"
@@ -391,7 +391,9 @@ AWS_FLEET = (
     FleetTemplate(
         _AWS_P4D, _AWS_USE1, _AWS_PLATFORM, "eval-harness", Workload.TRAINING, Purchase.COMMITTED, 1, "p4d-eval"
     ),
-    FleetTemplate(_AWS_G5, _AWS_USE1, _AWS_INFERENCE, "chat-api", Workload.INFERENCE, Purchase.ON_DEMAND, 3, "g5-chat"),
+    FleetTemplate(
+        _AWS_G5, _AWS_USE1, _AWS_INFERENCE, "chat-serving", Workload.INFERENCE, Purchase.ON_DEMAND, 3, "g5-chat"
+    ),
     FleetTemplate(
         _AWS_G6E, _AWS_USE1, _AWS_INFERENCE, "embeddings", Workload.INFERENCE, Purchase.ON_DEMAND, 2, "g6e-embed"
     ),
@@ -402,7 +404,7 @@ _AWS_SAVINGS_PLAN_RATE = Decimal("15.3703")  # p4d.24xlarge under the plan: 30% 
 _AWS_BUCKETS = (
     ("acme-research-datasets", _AWS_RESEARCH, "llm-pretrain", Decimal(180_000)),
     ("acme-research-checkpoints", _AWS_RESEARCH, "llm-pretrain", Decimal(95_000)),
-    ("acme-inference-models", _AWS_INFERENCE, "chat-api", Decimal(4_200)),
+    ("acme-inference-models", _AWS_INFERENCE, "chat-serving", Decimal(4_200)),
 )
 _AWS_S3_PRICE = Decimal("0.023")
 _AWS_TRANSFER_PRICE = Decimal("0.09")
@@ -423,7 +425,7 @@ def aws_rows(month: BillingMonth, seed: int) -> list[Row]:
         "PublisherName": "AWS",
         "InvoiceIssuerName": "AWS",
         "BillingAccountId": AWS_PAYER_ID,
-        "BillingAccountName": "Acme AI Management",
+        "BillingAccountName": "Acme AI Labs",
         "BillingAccountType": "Billing Account",
         "SubAccountType": "Account",
         "BillingCurrency": "USD",
@@ -563,7 +565,7 @@ def _aws_storage_and_transfer_rows(rng: random.Random, fixed: Row, month: Billin
             SkuPriceId=f"{stable_code('aws/data-transfer-out', 16)}.JRTCKXETXF.N7WSYHVUT2",
             SubAccountId=_AWS_INFERENCE.id,
             SubAccountName=_AWS_INFERENCE.name,
-            Tags={"project": "chat-api", "team": _AWS_INFERENCE.team},
+            Tags={"project": "chat-serving", "team": _AWS_INFERENCE.team},
             x_UsageType="DataTransfer-Out-Bytes",
             x_ServiceCode="AWSDataTransfer",
             x_Operation="RunInstances",
@@ -661,7 +663,7 @@ AZURE_FLEET = (
         _AZURE_NC24,
         _AZURE_EASTUS,
         _AZURE_RESEARCH,
-        "finetune-sweeps",
+        "hparam-sweep",
         Workload.EXPERIMENTS,
         Purchase.SPOT,
         3,
@@ -949,7 +951,7 @@ GOOGLE_FLEET = (
         "a3-pretrain",
     ),
     FleetTemplate(
-        _GCP_A3, _GCP_US_CENTRAL1, _GCP_RESEARCH, "distill-sweep", Workload.TRAINING, Purchase.SPOT, 1, "a3-spot-sweep"
+        _GCP_A3, _GCP_US_CENTRAL1, _GCP_RESEARCH, "hparam-sweep", Workload.TRAINING, Purchase.SPOT, 1, "a3-spot-sweep"
     ),
 )
 _GCP_VERTEX_GPUS_PER_JOB = 8
@@ -1124,7 +1126,7 @@ LAMBDA_FLEET = (
         _LAMBDA_8X_H100,
         _LAMBDA_TEXAS,
         _LAMBDA_RESEARCH,
-        "rl-finetune",
+        "llm-pretrain",
         Workload.TRAINING,
         Purchase.ON_DEMAND,
         2,
@@ -1134,7 +1136,7 @@ LAMBDA_FLEET = (
         _LAMBDA_1X_A100,
         _LAMBDA_VIRGINIA,
         _LAMBDA_INFERENCE,
-        "reranker",
+        "embeddings",
         Workload.INFERENCE,
         Purchase.ON_DEMAND,
         2,
@@ -1153,7 +1155,7 @@ LAMBDA_FLEET = (
 )
 _LAMBDA_FILESYSTEM_PRICE = Decimal("0.20")
 _LAMBDA_FILESYSTEMS = (
-    ("rl-checkpoints", _LAMBDA_TEXAS, _LAMBDA_RESEARCH, "rl-finetune", Decimal(12_000)),
+    ("rl-checkpoints", _LAMBDA_TEXAS, _LAMBDA_RESEARCH, "llm-pretrain", Decimal(12_000)),
     ("shared-notebooks", _LAMBDA_VIRGINIA, _LAMBDA_PLATFORM, "notebooks", Decimal(1_500)),
 )
 LAMBDA_COLUMNS = FOCUS_1_3_COLUMNS
@@ -1235,7 +1237,7 @@ def _lambda_filesystem_rows(fixed: Row, month: BillingMonth, day: datetime) -> l
 # --- Writers ----------------------------------------------------------------------------------
 
 
-def _text(value: object, null_text: str) -> str:
+def cell_text(value: object, null_text: str) -> str:
     """One CSV cell as real exports spell it: plain decimals, ISO 8601 UTC with Z, compact JSON."""
     if value is None:
         return null_text
@@ -1272,7 +1274,7 @@ def write_csv(
     buffer = io.StringIO(newline="")
     writer = csv.writer(buffer, lineterminator=line_end)
     writer.writerow(columns)
-    writer.writerows([_text(row.get(name), null_text) for name in columns] for row in rows)
+    writer.writerows([cell_text(row.get(name), null_text) for name in columns] for row in rows)
     data = (("\ufeff" if byte_order_mark else "") + buffer.getvalue()).encode("utf-8")
     # mtime=0 and no file name in the header keep gzip output byte-identical between runs.
     path.write_bytes(gzip.compress(data, compresslevel=9, mtime=0) if compress else data)
@@ -1294,7 +1296,7 @@ def write_parquet(path: Path, columns: tuple[str, ...], rows: list[Row]) -> None
         kind = FOCUS_COLUMNS.get(name, Kind.STRING)
         values = [row.get(name) for row in rows]
         if kind is Kind.JSON:
-            values = [None if value is None else _text(value, "") for value in values]
+            values = [None if value is None else cell_text(value, "") for value in values]
         arrays.append(pa.array(values, type=_ARROW_TYPES[kind]))
     pq.write_table(pa.Table.from_arrays(arrays, names=list(columns)), path, compression="snappy")
 
@@ -1349,12 +1351,12 @@ def file_totals(relative_path: Path, rows: list[Row]) -> list[dict[str, object]]
     return [
         {
             "file": relative_path.as_posix(),
-            "billing_period_start": _text(period_start, ""),
+            "billing_period_start": cell_text(period_start, ""),
             "billing_currency": currency,
             "rows": len(group),
-            "billed_cost": _text(sum((row["BilledCost"] for row in group), ZERO), ""),
-            "effective_cost": _text(sum((row["EffectiveCost"] for row in group), ZERO), ""),
-            "gpu_hours": _text(sum((gpu_hours(row) for row in group), ZERO), ""),
+            "billed_cost": cell_text(sum((row["BilledCost"] for row in group), ZERO), ""),
+            "effective_cost": cell_text(sum((row["EffectiveCost"] for row in group), ZERO), ""),
+            "gpu_hours": cell_text(sum((gpu_hours(row) for row in group), ZERO), ""),
         }
         for (period_start, currency), group in sorted(groups.items())
     ]

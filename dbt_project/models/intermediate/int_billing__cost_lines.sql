@@ -8,6 +8,7 @@
 
 {%- set cost_line_sources = [
     ref('stg_focus__cost_and_usage'),
+    ref('stg_oci__cost_report'),
     ref('stg_azure__cost_details'),
 ] -%}
 

@@ -1,7 +1,8 @@
 {#-
     GPU spend per day: only cost lines on a known GPU instance type, one row per charge date,
     billing period, provider, billing account, sub account, region, GPU model, instance type,
-    pricing category, charge category, team, project and billing currency.
+    pricing category, charge category, team, project and billing currency. Amounts are also shown
+    in the reporting currency at the ECB rate of the charge day (null when no rate is loaded).
 -#}
 
 {%- set grain = [
@@ -58,6 +59,30 @@ daily as (
 
 ),
 
+fx as (
+
+    select rate_day, from_currency, rate
+    from {{ ref('int_fx__daily_rates') }}
+    where to_currency = '{{ reporting_currency() }}'
+
+),
+
+converted as (
+
+    select
+        daily.*,
+        -- no rate needed, and none may be loaded, when the bill is already in the reporting currency
+        case
+            when daily.billing_currency = '{{ reporting_currency() }}' then cast(1 as decimal(38, 12))
+            else fx.rate
+        end as fx_rate
+    from daily
+    left join fx
+        on daily.charge_date = fx.rate_day
+        and daily.billing_currency = fx.from_currency
+
+),
+
 final as (
 
     select
@@ -82,8 +107,13 @@ final as (
         case
             when gpu_hours > 0 then {{ decimal_divide('effective_cost', 'gpu_hours', 6) }}
         end as effective_cost_per_gpu_hour,
+        '{{ reporting_currency() }}' as reporting_currency,
+        cast(fx_rate as decimal(38, 12)) as reporting_fx_rate,
+        cast(billed_cost * fx_rate as decimal(38, 12)) as billed_cost_reporting,
+        cast(effective_cost * fx_rate as decimal(38, 12)) as effective_cost_reporting,
+        cast(list_cost * fx_rate as decimal(38, 12)) as list_cost_reporting,
         cast(cost_line_count as bigint) as cost_line_count
-    from daily
+    from converted
 
 )
 

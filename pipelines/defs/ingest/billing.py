@@ -6,7 +6,6 @@ from dagster_duckdb import DuckDBResource
 from pipelines.lib.billing_sources import BILLING_SOURCES, BillingSource
 from pipelines.lib.ingest import ingest_landing_zone
 from pipelines.lib.settings import DUCKDB_WRITER_POOL, finops_home
-from pipelines.lib.warehouse import ensure_tables
 
 
 def build_ingest_asset(source: BillingSource) -> dg.AssetsDefinition:
@@ -25,10 +24,6 @@ def build_ingest_asset(source: BillingSource) -> dg.AssetsDefinition:
     def ingest(context: dg.AssetExecutionContext, duckdb: DuckDBResource) -> dg.MaterializeResult:
         home = finops_home().ensure()
         with duckdb.get_connection() as con:
-            # dbt reads every registered raw table (a staging model may combine two of them): one never
-            # loaded must exist, empty, or the models on the sources that were loaded cannot build.
-            for registered in BILLING_SOURCES:
-                ensure_tables(con, registered.raw_table)
             results = ingest_landing_zone(
                 home, con, source=source.name, table=source.raw_table, parse=source.parse, log=context.log
             )

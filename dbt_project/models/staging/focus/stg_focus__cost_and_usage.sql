@@ -92,6 +92,8 @@ renamed as (
         coalesce(
             nullif(trim({{ json_extract_string('SkuPriceDetails', 'InstanceType') }}), ''),
             {{ regexp_extract_group(json_extract_string('x_extensions', 'x_UsageType'), usage_type_pattern, 2) }},
+            -- AWS FOCUS 1.2 (FOCUS_1_2_AWS) dropped x_UsageType: the usage type is its SkuMeter
+            {{ regexp_extract_group('SkuMeter', usage_type_pattern, 2) }},
             nullif(trim({{ json_extract_string('x_extensions', 'x_InstanceType') }}), ''),
             -- Microsoft FocusCost: the VM size in SkuPriceDetails (1.2-preview) or x_SkuDetails (1.0), else the meter name
             case

@@ -1,0 +1,50 @@
+import dagster as dg
+from dagster_duckdb import DuckDBResource
+
+from pipelines.lib.fx_rates import FX_RATES, refresh_fx_rates
+from pipelines.lib.settings import DUCKDB_WRITER_POOL, finops_home, offline
+
+PRICE_PARTITIONS = dg.DailyPartitionsDefinition(start_date="2024-01-01", timezone="UTC", end_offset=1)
+
+
+@dg.asset(
+    key=["raw", "ecb_fx_rates"],
+    group_name="prices",
+    partitions_def=PRICE_PARTITIONS,
+    pool=DUCKDB_WRITER_POOL,
+    kinds={"duckdb"},
+    description=(
+        "European Central Bank euro reference rates (units of currency per EUR), as known on the partition's day: "
+        "how EUR bills and USD price lists meet in one reporting currency. Online from ecb.europa.eu "
+        "(FINOPS_ECB_BASE_URL overrides), offline (FINOPS_OFFLINE=1) from the bundled snapshot. The payload is kept "
+        "under FINOPS_HOME/raw/prices/ecb/<day>/ so a day can be re-parsed without refetching."
+    ),
+)
+def ecb_fx_rates(context: dg.AssetExecutionContext, duckdb: DuckDBResource) -> dg.MaterializeResult:
+    day = context.partition_time_window.start.date()
+    with duckdb.get_connection() as con:
+        load = refresh_fx_rates(finops_home().ensure(), con, day, offline=offline(), log=context.log)
+        total = con.execute(f"SELECT count(*) FROM {FX_RATES.name}").fetchone()[0]
+    return dg.MaterializeResult(
+        metadata={
+            "status": load.outcome.status,
+            "source_url": load.source_url,
+            "payload": str(load.payload_path),
+            "days_in_payload": load.days,
+            "latest_rate_day": str(load.latest_day),
+            "rows_loaded": load.outcome.rows,
+            "dagster/row_count": total,
+        }
+    )
+
+
+prices_daily_job = dg.define_asset_job(
+    name="prices_daily",
+    selection=dg.AssetSelection.groups("prices"),
+    partitions_def=PRICE_PARTITIONS,
+    description="Fetch market prices and exchange rates for one day.",
+)
+
+prices_daily_schedule = dg.build_schedule_from_partitioned_job(
+    prices_daily_job, hour_of_day=5, minute_of_hour=0, default_status=dg.DefaultScheduleStatus.RUNNING
+)

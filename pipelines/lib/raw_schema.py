@@ -1,0 +1,20 @@
+"""Every raw table dbt reads, created empty when missing.
+
+dbt's sources must exist even for providers an organisation does not use (no Azure, no prices
+fetched yet): an empty table contributes nothing to the marts, a missing one fails the build.
+"""
+
+from __future__ import annotations
+
+import duckdb
+
+from pipelines.lib.billing_sources import BILLING_SOURCES
+from pipelines.lib.fx_rates import FX_RATES
+from pipelines.lib.warehouse import RawTable, ReferenceTable, ensure_tables
+
+RAW_TABLES: tuple[RawTable | ReferenceTable, ...] = (*(source.raw_table for source in BILLING_SOURCES), FX_RATES)
+
+
+def ensure_raw_tables(con: duckdb.DuckDBPyConnection) -> None:
+    for table in RAW_TABLES:
+        ensure_tables(con, table)

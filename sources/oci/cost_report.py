@@ -1,0 +1,255 @@
+"""Read Oracle Cloud Infrastructure cost reports (CSV, csv.gz) into typed polars frames.
+
+OCI writes cost reports as `reports/cost-csv/<n>.csv.gz` into the tenancy's Object Storage
+bucket: one row per resource, SKU and hour, slash-separated headers (`cost/myCost`), one
+column per tag key (`tags/<namespace>.<key>`). What this reader handles:
+
+- headers matched without regard to case (Oracle's documentation writes `lineItem/TenantId`,
+  real files `lineItem/tenantId`), mapped to a pinned list of snake_case columns; a column OCI
+  adds later is kept verbatim in the JSON column `extra_columns` instead of being dropped;
+- the `tags/*` columns folded into one flat JSON object `tags`, keyed `namespace.key`, holding
+  only the tags a row has;
+- amounts written in scientific notation (`2.323760000E-9`), read straight to DECIMAL(38, 12)
+  and rounded half-to-even at the 12th decimal, never through a binary float;
+- timestamps with or without seconds (`2023-11-13T10:00Z`), read as UTC.
+
+The billing period is the calendar month (UTC) of the usage interval's start; a delivery restates
+whole (tenancy, billing period) keys, so it must hold every report file of the months it covers.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import polars as pl
+
+from sources.delivery import Delivery, ParsedDelivery
+from sources.errors import RejectedInput
+from sources.focus.columns import DECIMAL_PRECISION, DECIMAL_SCALE
+from sources.focus.reader import _DATETIME_FORMATS, _decompressed, _read_csv, _reject_first, _shorten
+
+DECIMAL = pl.Decimal(DECIMAL_PRECISION, DECIMAL_SCALE)
+TIMESTAMP = pl.Datetime("us")
+FORMAT_VERSION = "OCI cost report"
+TAG_PREFIX = "tags/"
+
+# Report header -> (raw column, type), in the order OCI writes them.
+REPORT_COLUMNS: dict[str, tuple[str, pl.DataType]] = {
+    "lineItem/referenceNo": ("line_item_reference_no", pl.String()),
+    "lineItem/tenantId": ("line_item_tenant_id", pl.String()),
+    "lineItem/intervalUsageStart": ("line_item_interval_usage_start", TIMESTAMP),
+    "lineItem/intervalUsageEnd": ("line_item_interval_usage_end", TIMESTAMP),
+    "product/service": ("product_service", pl.String()),
+    "product/compartmentId": ("product_compartment_id", pl.String()),
+    "product/compartmentName": ("product_compartment_name", pl.String()),
+    "product/region": ("product_region", pl.String()),
+    "product/availabilityDomain": ("product_availability_domain", pl.String()),
+    "product/resourceId": ("product_resource_id", pl.String()),
+    "usage/billedQuantity": ("usage_billed_quantity", DECIMAL),
+    "usage/billedQuantityOverage": ("usage_billed_quantity_overage", DECIMAL),
+    "cost/subscriptionId": ("cost_subscription_id", pl.String()),
+    "cost/productSku": ("cost_product_sku", pl.String()),
+    "product/Description": ("product_description", pl.String()),
+    "cost/unitPrice": ("cost_unit_price", DECIMAL),
+    "cost/unitPriceOverage": ("cost_unit_price_overage", DECIMAL),
+    "cost/myCost": ("cost_my_cost", DECIMAL),
+    "cost/myCostOverage": ("cost_my_cost_overage", DECIMAL),
+    "cost/currencyCode": ("cost_currency_code", pl.String()),
+    "cost/billingUnitReadable": ("cost_billing_unit_readable", pl.String()),
+    "cost/skuUnitDescription": ("cost_sku_unit_description", pl.String()),
+    "cost/overageFlag": ("cost_overage_flag", pl.String()),
+    "lineItem/isCorrection": ("line_item_is_correction", pl.String()),
+    "lineItem/backreferenceNo": ("line_item_backreference_no", pl.String()),
+}
+
+REQUIRED_COLUMNS = (
+    "lineItem/tenantId",
+    "lineItem/intervalUsageStart",
+    "lineItem/intervalUsageEnd",
+    "product/service",
+    "cost/myCost",
+    "cost/currencyCode",
+)
+"""Present in every file and filled on every row: the restatement key, the charge period, the service and the money."""
+
+BOOLEAN_COLUMNS = ("cost/overageFlag", "lineItem/isCorrection")
+"""Written `true`/`false`; stored lower-case as text."""
+
+_HEADER_BY_LOWER = {header.lower(): header for header in REPORT_COLUMNS}
+_CURRENCY_CODE = r"^[A-Z]{3}$"
+_GZIP_MAGIC = b"\x1f\x8b"
+_PARQUET_MAGIC = b"PAR1"
+
+
+def output_schema() -> dict[str, pl.DataType]:
+    """The raw table's columns and types, in order (the loader adds `_load_id` and `_ingested_at`)."""
+    schema: dict[str, pl.DataType] = dict(REPORT_COLUMNS.values())
+    schema["tags"] = pl.String()
+    schema["extra_columns"] = pl.String()
+    schema["billing_period_start"] = TIMESTAMP
+    schema["billing_period_end"] = TIMESTAMP
+    schema["_source_file"] = pl.String()
+    schema["_source_row"] = pl.Int64()
+    return schema
+
+
+def parse_cost_report_delivery(delivery: Delivery) -> ParsedDelivery:
+    """The connector entry point: every cost report file of the delivery, as one frame."""
+    files = delivery.files()
+    if not files:
+        raise RejectedInput(delivery.name, "holds no CSV or CSV.gz cost report files")
+    frames = [read_cost_report(file, source_file=delivery.display_name(file)) for file in files]
+    return ParsedDelivery(frame=pl.concat(frames, how="vertical"), format_version=FORMAT_VERSION)
+
+
+def read_cost_report(path: Path, *, source_file: str | None = None) -> pl.DataFrame:
+    """Parse and validate one cost report file; raises RejectedInput naming the file, row and column."""
+    name = source_file or str(path)
+    raw = _read_raw(path, name)
+    if raw.height == 0:
+        raise RejectedInput(name, "the file has a header but no data rows")
+    report_columns, tag_columns, extra_columns = _classify_headers(raw.columns, name)
+    missing = [header for header in REQUIRED_COLUMNS if header not in report_columns]
+    if missing:
+        raise RejectedInput(name, f"is missing cost report column(s) {', '.join(missing)}", column=missing[0])
+
+    raw = raw.with_columns(pl.col(pl.String).str.strip_chars().replace("", None))
+    typed = raw.select(
+        *(_typed(header, report_columns.get(header)) for header in REPORT_COLUMNS),
+        _json_object(tag_columns).alias("tags"),
+        _json_object(extra_columns).alias("extra_columns"),
+    )
+    _check_values(raw, typed, report_columns, name)
+    start = pl.col("line_item_interval_usage_start").dt.truncate("1mo")
+    typed = typed.with_columns(
+        start.alias("billing_period_start"),
+        start.dt.offset_by("1mo").alias("billing_period_end"),
+        pl.lit(name).alias("_source_file"),
+        pl.int_range(1, typed.height + 1, dtype=pl.Int64).alias("_source_row"),
+    )
+    return typed.select(output_schema().keys())
+
+
+def _read_raw(path: Path, name: str) -> pl.DataFrame:
+    try:
+        with path.open("rb") as handle:
+            magic = handle.read(4)
+    except OSError as exc:
+        raise RejectedInput(name, f"cannot be opened: {exc.strerror or exc}") from exc
+    if magic.startswith(_PARQUET_MAGIC):
+        raise RejectedInput(name, "is a Parquet file; OCI cost reports are CSV or CSV.gz")
+    with _decompressed(path, name, gzipped=magic.startswith(_GZIP_MAGIC)) as csv_path:
+        return _read_csv(csv_path, name)
+
+
+def _classify_headers(headers: list[str], name: str) -> tuple[dict[str, str], dict[str, str], dict[str, str]]:
+    """Split the header into report columns, tags and unknown columns.
+
+    Returns three maps from the canonical name (pinned header, tag key, unknown header as written)
+    to the file's own header. Two headers that mean the same column reject the file.
+    """
+    report: dict[str, str] = {}
+    tags: dict[str, str] = {}
+    extras: dict[str, str] = {}
+    for header in headers:
+        cleaned = header.lstrip("\ufeff").strip()
+        if cleaned.lower().startswith(TAG_PREFIX):
+            target, key = tags, cleaned[len(TAG_PREFIX) :]
+        elif cleaned.lower() in _HEADER_BY_LOWER:
+            target, key = report, _HEADER_BY_LOWER[cleaned.lower()]
+        else:
+            target, key = extras, cleaned
+        if not key:
+            raise RejectedInput(name, "has a column with an empty name", column=header)
+        if key in target:
+            raise RejectedInput(name, f"has the column twice (as {target[key]!r} and {header!r})", column=key)
+        target[key] = header
+    return report, tags, extras
+
+
+def _typed(header: str, file_header: str | None) -> pl.Expr:
+    """One report column typed from its text (all nulls when the file lacks this optional column)."""
+    column, dtype = REPORT_COLUMNS[header]
+    if file_header is None:
+        return pl.lit(None, dtype=dtype).alias(column)
+    text = pl.col(file_header)
+    if isinstance(dtype, pl.Decimal):
+        return text.cast(DECIMAL, strict=False).alias(column)
+    if isinstance(dtype, pl.Datetime):
+        parsed = [text.str.to_datetime(fmt, strict=False, time_zone="UTC", time_unit="us") for fmt in _DATETIME_FORMATS]
+        return pl.coalesce(parsed).dt.replace_time_zone(None).alias(column)
+    if header in BOOLEAN_COLUMNS:
+        return text.str.to_lowercase().alias(column)
+    return text.alias(column)
+
+
+def _json_object(columns: dict[str, str]) -> pl.Expr:
+    """One flat JSON object per row of the named text columns, leaving out the empty ones (null if none)."""
+    if not columns:
+        return pl.lit(None, dtype=pl.String)
+    members = [
+        pl.when(pl.col(header).is_not_null()).then(
+            pl.concat_str(
+                pl.lit(json.dumps(key) + ":"),
+                # The struct's JSON is {"v":"…"}: its value part is the escaped JSON string.
+                pl.struct(pl.col(header).alias("v")).struct.json_encode().str.slice(5).str.head(-1),
+            )
+        )
+        for key, header in columns.items()
+    ]
+    body = pl.concat_str(members, separator=",", ignore_nulls=True)
+    return pl.when(body != "").then(pl.concat_str(pl.lit("{"), body, pl.lit("}")))
+
+
+def _check_values(raw: pl.DataFrame, typed: pl.DataFrame, report_columns: dict[str, str], name: str) -> None:
+    """Reject the file at the first value that is missing where required or that did not parse."""
+    for header in REQUIRED_COLUMNS:
+        column = REPORT_COLUMNS[header][0]
+        _reject_first(
+            typed[column].is_null() & raw[report_columns[header]].is_null(),
+            raw[report_columns[header]],
+            name,
+            header,
+            lambda _value: "must not be empty",
+        )
+    for header, file_header in report_columns.items():
+        column, dtype = REPORT_COLUMNS[header]
+        values = raw[file_header]
+        if isinstance(dtype, pl.Decimal):
+            expected = f"a decimal number (at most {DECIMAL_PRECISION - DECIMAL_SCALE} integer digits)"
+        elif isinstance(dtype, pl.Datetime):
+            expected = "an ISO 8601 UTC date-time such as 2023-11-13T10:00Z"
+        elif header in BOOLEAN_COLUMNS:
+            expected = "true or false"
+            _reject_first(
+                typed[column].is_not_null() & ~typed[column].is_in(["true", "false"]),
+                values,
+                name,
+                header,
+                lambda value, expected=expected: f"{_shorten(value)!r} is not {expected}",
+            )
+            continue
+        else:
+            continue
+        _reject_first(
+            values.is_not_null() & typed[column].is_null(),
+            values,
+            name,
+            header,
+            lambda value, expected=expected: f"{_shorten(value)!r} is not {expected}",
+        )
+    _reject_first(
+        ~typed["cost_currency_code"].str.contains(_CURRENCY_CODE).fill_null(True),
+        typed["cost_currency_code"],
+        name,
+        "cost/currencyCode",
+        lambda value: f"{_shorten(value)!r} is not an ISO 4217 currency code such as USD",
+    )
+    _reject_first(
+        (typed["line_item_interval_usage_end"] < typed["line_item_interval_usage_start"]).fill_null(False),
+        typed["line_item_interval_usage_end"],
+        name,
+        "lineItem/intervalUsageEnd",
+        lambda value: f"{value} is before lineItem/intervalUsageStart",
+    )

@@ -12,6 +12,7 @@ import csv
 import functools
 import http.server
 import json
+import os
 import shutil
 import sys
 import tempfile
@@ -93,6 +94,10 @@ def _demo(home: FinopsHome, args: argparse.Namespace) -> int:
     waiting = sorted({delivery.source for delivery in deliveries} - SOURCES_BY_NAME.keys())
     if waiting:
         print(f"Not loaded (no connector registered for {', '.join(waiting)}).")
+    # Exchange rates from the bundled snapshot, as known on the sample's last day.
+    os.environ["FINOPS_OFFLINE"] = "1"
+    if not _refresh_prices(demo_last_day()):
+        return 1
     # On-prem cost lines run to a cut-off day (default: yesterday); pin it to the sample's last day.
     dbt_vars = {"onprem_costs_through": demo_last_day().isoformat()}
     results, ok = _materialize(home, selection=None, dbt_vars=dbt_vars)
@@ -176,16 +181,17 @@ def _materialize(
 
 
 def _prices_refresh(home: FinopsHome, args: argparse.Namespace) -> int:
-    """Materialize the daily-partitioned price and exchange-rate assets for one day."""
-    import os
+    if args.offline:
+        os.environ["FINOPS_OFFLINE"] = "1"
+    return 0 if _refresh_prices(args.date or datetime.now(UTC).date()) else 1
 
+
+def _refresh_prices(day: date) -> bool:
+    """Materialize the daily-partitioned price and exchange-rate assets for one day."""
     import dagster as dg
 
     from pipelines.definitions import defs
 
-    if args.offline:
-        os.environ["FINOPS_OFFLINE"] = "1"
-    day = args.date or datetime.now(UTC).date()
     definitions = defs()
     job = definitions.resolve_implicit_global_asset_job_def()
     selection = dg.AssetSelection.groups("prices").resolve(definitions.resolve_asset_graph())
@@ -203,7 +209,7 @@ def _prices_refresh(home: FinopsHome, args: argparse.Namespace) -> int:
     for event in result.all_events:
         if event.is_step_failure:
             print(f"error in {event.step_key}: {event.step_failure_data.error.message.strip()}", file=sys.stderr)
-    return 0 if result.success else 1
+    return result.success
 
 
 def _print_deliveries(results: list[dict[str, Any]]) -> None:
@@ -234,6 +240,13 @@ def _print_summary(home: FinopsHome) -> None:
             from marts.fct_cost_daily group by billing_currency order by billing_currency
             """
         ).fetchall()
+        reporting = con.execute(
+            """
+            select any_value(reporting_currency), sum(effective_cost_reporting),
+                   count(*) filter (where effective_cost_reporting is null)
+            from marts.fct_gpu_spend_daily
+            """
+        ).fetchall()
         providers = con.execute(
             """
             select provider_name, billing_currency, sum(effective_cost), sum(gpu_hours)
@@ -246,6 +259,10 @@ def _print_summary(home: FinopsHome) -> None:
     for currency, spend, gpu_spend in totals:
         share = f" ({gpu_spend / spend:.0%} of the bill)" if spend and gpu_spend else ""
         print(f"  total spend {currency} {_money(spend)}; GPU spend {currency} {_money(gpu_spend or 0)}{share}")
+    if reporting and reporting[0][1] is not None:
+        currency, gpu_spend, unconverted = reporting[0]
+        missing = f" ({unconverted} rows without an exchange rate left out)" if unconverted else ""
+        print(f"  all GPU spend in the reporting currency: {currency} {_money(gpu_spend)}{missing}")
     rows = [
         [
             provider,

@@ -6,6 +6,7 @@ from dagster_duckdb import DuckDBResource
 from pipelines.lib.billing_sources import BILLING_SOURCES, BillingSource
 from pipelines.lib.ingest import ingest_landing_zone
 from pipelines.lib.settings import DUCKDB_WRITER_POOL, finops_home
+from pipelines.lib.warehouse import ensure_tables
 
 
 def build_ingest_asset(source: BillingSource) -> dg.AssetsDefinition:
@@ -27,6 +28,8 @@ def build_ingest_asset(source: BillingSource) -> dg.AssetsDefinition:
             results = ingest_landing_zone(
                 home, con, source=source.name, table=source.raw_table, parse=source.parse, log=context.log
             )
+            # A source with nothing delivered yet has no table until now: counting it must not fail the run.
+            ensure_tables(con, source.raw_table)
             total_rows = con.execute(f"SELECT count(*) FROM {source.raw_table.name}").fetchone()[0]
         by_status = {status: sum(r.status == status for r in results) for status in ("loaded", "duplicate", "rejected")}
         return dg.MaterializeResult(

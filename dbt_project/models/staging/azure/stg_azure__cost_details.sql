@@ -26,9 +26,12 @@
     downstream need hours. (Microsoft's convert.md divides instead, calling Quantity the consumed
     quantity; the real EA samples contradict that.) Other units are passed through.
 
-    Also: inclusive Azure end dates + 1 day (FOCUS ends are exclusive); ChargeCategory and
-    PricingCategory from ChargeType / PricingModel; commitment columns from benefitId (ReservationId
-    in older exports); x_instance_type from AdditionalInfo or the VM meter name.
+    Also: inclusive Azure end dates + 1 day (FOCUS ends are exclusive); ChargeCategory from ChargeType;
+    PricingCategory from PricingModel (OnDemand → Standard, Spot or a ` Spot` / ` Low Priority` meter →
+    Dynamic, Reservation / SavingsPlan → Committed, except the commitment's own purchase, which FOCUS
+    prices Standard); commitment columns from benefitId (ReservationId in older exports);
+    x_instance_type from AdditionalInfo, the VM meter name, or the size a reservation purchase names (so
+    a GPU reservation's instalment counts as GPU spend on the billed basis).
 
     Reconciliation (tests/assert_marts_reconcile_to_raw.sql). Lines carry the export they were read from
     in x_source, and each raw table is stated row by row, per billing period and currency:

@@ -2,7 +2,7 @@
 
 Fixtures in tests/fixtures/azure/ are written by hand in the exact export layouts (EA actual, EA amortized,
 MCA camelCase, German pay-as-you-go); every expected number below is worked out by hand from them.
-The real public EA sample (copied from shared/samples/focus-converters) is checked against totals computed
+The real public EA sample (tests/fixtures/focus-converters, from shared/samples) is checked against totals computed
 here with the csv module and Decimal.
 """
 
@@ -37,7 +37,7 @@ EA_RUN = next((FIXTURES / "ea-actual-run").rglob("manifest.json")).parent
 EA_AMORTIZED = FIXTURES / "ea_amortizedcost_2026-09.csv"
 MCA_ACTUAL = FIXTURES / "mca_actualcost_2026-10.csv"
 GERMAN = FIXTURES / "payg_german_2026-08.csv"
-SAMPLE = FIXTURES / "focus-converters" / "azure_ea_actual_sample.csv"  # real, anonymized (MIT)
+SAMPLE = FIXTURES.parent / "focus-converters" / "azure_ea_actual_sample.csv"  # real, anonymized (MIT)
 
 log = logging.getLogger("test")
 

@@ -50,6 +50,37 @@
         'billed': 'cost',
         'effective': 'cost',
     },
+    {
+        'x_source': 'azure_amortized',
+        'relation': source('raw', 'azure_amortized_cost'),
+        'period': '_billing_period_start',
+        'currency': 'BillingCurrencyCode',
+        'line_count': 'count(*)',
+        'billed': "case when lower(replace(trim(PricingModel), ' ', '')) in ('reservation', 'savingsplan')"
+            ~ " and lower(trim(ChargeType)) in ('usage', 'unusedreservation', 'unusedsavingsplan')"
+            ~ " then 0 else CostInBillingCurrency end",
+        'effective': 'CostInBillingCurrency',
+    },
+    {
+        'x_source': 'azure_actual',
+        'relation': source('raw', 'azure_actual_cost'),
+        'period': '_billing_period_start',
+        'currency': 'BillingCurrencyCode',
+        'line_count': "sum(case when (lower(trim(ChargeType)) in ('purchase', 'refund')"
+            ~ " and lower(replace(trim(PricingModel), ' ', '')) in ('reservation', 'savingsplan'))"
+            ~ " or (_billing_account_id, _billing_period_start) not in (select _billing_account_id,"
+            ~ " _billing_period_start from " ~ source('raw', 'azure_amortized_cost') ~ ") then 1 else 0 end)",
+        'billed': "case when (lower(trim(ChargeType)) in ('purchase', 'refund')"
+            ~ " and lower(replace(trim(PricingModel), ' ', '')) in ('reservation', 'savingsplan'))"
+            ~ " or (_billing_account_id, _billing_period_start) not in (select _billing_account_id,"
+            ~ " _billing_period_start from " ~ source('raw', 'azure_amortized_cost') ~ ")"
+            ~ " then CostInBillingCurrency else 0 end",
+        'effective': "case when lower(trim(ChargeType)) in ('purchase', 'refund')"
+            ~ " and lower(replace(trim(PricingModel), ' ', '')) in ('reservation', 'savingsplan') then 0"
+            ~ " when (_billing_account_id, _billing_period_start) not in (select _billing_account_id,"
+            ~ " _billing_period_start from " ~ source('raw', 'azure_amortized_cost') ~ ")"
+            ~ " then CostInBillingCurrency else 0 end",
+    },
 ] -%}
 
 {#- One totals query per side of a comparison: relation, period and currency columns, line count, filter. -#}

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from pipelines.lib.warehouse import RawTable
 from sources.aws import output_schema as cur_output_schema
 from sources.aws import parse_cur_delivery
+from sources.azure import parse_actual_cost_delivery, parse_amortized_cost_delivery
+from sources.azure.cost_details import output_schema as azure_cost_details_schema
 from sources.delivery import Delivery, ParsedDelivery
 from sources.focus import parse_focus_delivery
 from sources.focus.reader import output_schema
@@ -97,7 +99,7 @@ AWS_CUR = BillingSource(
     ),
 )
 
-BILLING_SOURCES: tuple[BillingSource, ...] = (FOCUS, OCI_COST, AWS_CUR)
+
 GPU_CLOUD_USAGE = BillingSource(
     name="gpu_cloud_usage",
     title="GPU cloud usage",
@@ -135,6 +137,50 @@ ONPREM_GPU_ASSETS = BillingSource(
     ),
 )
 
-BILLING_SOURCES: tuple[BillingSource, ...] = (FOCUS, AWS_CUR, OCI_COST, GPU_CLOUD_USAGE, ONPREM_GPU_ASSETS)
+
+def _azure_cost_details_table(name: str) -> RawTable:
+    """ActualCost and AmortizedCost share their columns; raw totals are the export's own cost column."""
+    return RawTable(
+        name=name,
+        columns=azure_cost_details_schema(),
+        restatement_key=("_billing_account_id", "_billing_period_start"),
+        currency_column="BillingCurrencyCode",
+        billed_cost_column="CostInBillingCurrency",
+        effective_cost_column="CostInBillingCurrency",
+    )
+
+
+AZURE_ACTUAL = BillingSource(
+    name="azure_actual",
+    title="Azure actual cost",
+    raw_table=_azure_cost_details_table("raw.azure_actual_cost"),
+    parse=parse_actual_cost_delivery,
+    description=(
+        "Azure Cost Management ActualCost exports (EA and MCA): the invoice view, reservation and savings plan "
+        "purchases as billed. CSV, gzip CSV or Parquet, a file or an export run folder with manifest.json."
+    ),
+)
+
+AZURE_AMORTIZED = BillingSource(
+    name="azure_amortized",
+    title="Azure amortized cost",
+    raw_table=_azure_cost_details_table("raw.azure_amortized_cost"),
+    parse=parse_amortized_cost_delivery,
+    description=(
+        "Azure Cost Management AmortizedCost exports (EA and MCA): reservation and savings plan costs spread "
+        "over the usage they covered, with unused commitment rows. CSV, gzip CSV or Parquet, a file or an export "
+        "run folder with manifest.json."
+    ),
+)
+
+BILLING_SOURCES: tuple[BillingSource, ...] = (
+    FOCUS,
+    AWS_CUR,
+    AZURE_ACTUAL,
+    AZURE_AMORTIZED,
+    OCI_COST,
+    GPU_CLOUD_USAGE,
+    ONPREM_GPU_ASSETS,
+)
 
 SOURCES_BY_NAME = {source.name: source for source in BILLING_SOURCES}

@@ -12,6 +12,7 @@
     ref('stg_aws__cur_line_items'),
     ref('stg_gpu_clouds__usage'),
     ref('int_onprem__daily_cost_lines'),
+    ref('stg_azure__cost_details'),
 ] -%}
 
 {#- FOCUS 1.2 columns, then the FOCUS 1.3 additions (nullable). -#}

@@ -30,6 +30,8 @@ def build_ingest_asset(source: BillingSource) -> dg.AssetsDefinition:
             results = ingest_landing_zone(
                 home, con, source=source.name, table=source.raw_table, parse=source.parse, log=context.log
             )
+            # A source with nothing delivered yet has no table until now: counting it must not fail the run.
+            ensure_tables(con, source.raw_table)
             total_rows = con.execute(f"SELECT count(*) FROM {source.raw_table.name}").fetchone()[0]
         by_status = {status: sum(r.status == status for r in results) for status in ("loaded", "duplicate", "rejected")}
         return dg.MaterializeResult(

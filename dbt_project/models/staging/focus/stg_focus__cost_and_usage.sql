@@ -94,7 +94,16 @@ renamed as (
             {{ regexp_extract_group(json_extract_string('x_extensions', 'x_UsageType'), usage_type_pattern, 2) }},
             -- AWS FOCUS 1.2 (FOCUS_1_2_AWS) dropped x_UsageType: the usage type is its SkuMeter
             {{ regexp_extract_group('SkuMeter', usage_type_pattern, 2) }},
-            nullif(trim({{ json_extract_string('x_extensions', 'x_InstanceType') }}), '')
+            nullif(trim({{ json_extract_string('x_extensions', 'x_InstanceType') }}), ''),
+            -- Microsoft FocusCost: the VM size in SkuPriceDetails (1.2-preview) or x_SkuDetails (1.0), else the meter name
+            case
+                when coalesce(ServiceProviderName, ProviderName) = 'Microsoft'
+                    then {{ azure_instance_type(
+                        ['SkuPriceDetails', json_extract_string('x_extensions', 'x_SkuDetails')],
+                        json_extract_string('x_extensions', 'x_SkuMeterCategory'),
+                        json_extract_string('x_extensions', 'x_SkuMeterName'),
+                    ) }}
+            end
         ) as x_instance_type,
         {{ dbt.safe_cast(json_extract_string('SkuPriceDetails', 'GpuCount'), 'decimal(18, 6)') }} as x_sku_gpu_count,
         nullif(trim({{ json_extract_string('SkuPriceDetails', 'x_GpuModel') }}), '') as x_sku_gpu_model,

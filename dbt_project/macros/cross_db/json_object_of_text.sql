@@ -1,0 +1,39 @@
+{#-
+    A flat JSON object, as text, whose values are the given SQL expressions cast to text (nulls as
+    JSON null). Used to keep a few source columns in `x_extensions` where the loader did not.
+
+    json_object_of_text({'MeterName': 'MeterName', 'ChargeType': 'ChargeType'})
+      ->  '{"MeterName":"ND96isr H100 v5","ChargeType":"Usage"}'
+-#}
+{% macro json_object_of_text(fields) -%}
+    {{ return(adapter.dispatch('json_object_of_text', 'gpu_finops')(fields)) }}
+{%- endmacro %}
+
+{#- DuckDB (the project's warehouse) and the default: json_object(key, value, ...). -#}
+{% macro default__json_object_of_text(fields) -%}
+    cast(json_object(
+        {%- for key, expression in fields.items() %}
+        '{{ key | replace("'", "''") }}', cast({{ expression }} as varchar){{ ',' if not loop.last }}
+        {%- endfor %}
+    ) as varchar)
+{%- endmacro %}
+
+{% macro duckdb__json_object_of_text(fields) -%}
+    {{ gpu_finops.default__json_object_of_text(fields) }}
+{%- endmacro %}
+
+{#- Spark drops null fields from to_json; the others are kept as text. -#}
+{% macro spark__json_object_of_text(fields) -%}
+    to_json(named_struct(
+        {%- for key, expression in fields.items() %}
+        '{{ key | replace("'", "\\'") }}', cast({{ expression }} as string){{ ',' if not loop.last }}
+        {%- endfor %}
+    ))
+{%- endmacro %}
+
+{% macro trino__json_object_of_text(fields) -%}
+    json_format(cast(map(
+        array[{%- for key in fields %}'{{ key | replace("'", "''") }}'{{ ', ' if not loop.last }}{%- endfor %}],
+        array[{%- for expression in fields.values() %}cast({{ expression }} as varchar){{ ', ' if not loop.last }}{%- endfor %}]
+    ) as json))
+{%- endmacro %}

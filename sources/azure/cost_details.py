@@ -1,0 +1,496 @@
+"""Read Azure Cost Management ActualCost and AmortizedCost exports (EA, MCA, legacy PAYG) into typed frames.
+
+One parser serves both datasets: they share their columns and differ only in how reservations and
+savings plans are costed (dbt combines them, see `stg_azure__cost_details`). Real exports differ
+from each other in known ways, all handled here:
+
+- a UTF-8 byte-order mark; PascalCase or camelCase headers (`SubscriptionId`, `subscriptionId`);
+  localized headers carrying the English name in parentheses (`Abonnement-GUID (SubscriptionGuid)`);
+- one concept under several names across EA, MCA and legacy layouts, resolved by ordered aliases
+  (cost `CostInBillingCurrency` | `PreTaxCost` | `Cost`, currency `BillingCurrencyCode` |
+  `BillingCurrency` | `Currency`, …): the first present wins, the others go to `_extra`;
+- dates as `YYYY-MM-DD`, ISO date-times, or EA's `MM/DD/YYYY`: each date column must parse entirely
+  in one of these formats (day-first is never guessed);
+- EA tags without their outer braces (`"team": "ml","env": "prod"`), wrapped and checked as JSON;
+- money in scientific notation (`5.64902E-05`) or Parquet doubles, read straight to DECIMAL(38, 12)
+  (digits beyond the 12th decimal are rounded half to even, as polars casts them).
+
+The columns are pinned (EA + MCA names); any other column is kept verbatim in the JSON column
+`_extra`. Each row also gets its restatement key: the billing account (the subscription when the
+file has no billing account) and the billing period start (the month of `Date` when the file has no
+billing period columns).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+
+import polars as pl
+
+from sources.delivery import Delivery, ParsedDelivery
+from sources.errors import RejectedInput
+from sources.focus.columns import DECIMAL_PRECISION, DECIMAL_SCALE
+from sources.focus.reader import _first_line, _read_raw, _reject_first, _shorten
+
+DECIMAL = pl.Decimal(DECIMAL_PRECISION, DECIMAL_SCALE)
+TIMESTAMP = pl.Datetime("us")
+
+ACTUAL_COST = "ActualCost"
+AMORTIZED_COST = "AmortizedCost"
+
+EXTRA_COLUMN = "_extra"
+ACCOUNT_KEY_COLUMN = "_billing_account_id"
+PERIOD_KEY_COLUMN = "_billing_period_start"
+
+
+class Kind(StrEnum):
+    STRING = "string"
+    DECIMAL = "decimal"
+    DATE = "date"
+    JSON = "json"
+
+
+# The pinned raw columns: the EA export's columns in its own order, then what MCA and newer exports add.
+COLUMNS: dict[str, Kind] = {
+    "InvoiceSectionName": Kind.STRING,
+    "AccountName": Kind.STRING,
+    "AccountOwnerId": Kind.STRING,
+    "SubscriptionId": Kind.STRING,
+    "SubscriptionName": Kind.STRING,
+    "ResourceGroup": Kind.STRING,
+    "ResourceLocation": Kind.STRING,
+    "Date": Kind.DATE,
+    "ProductName": Kind.STRING,
+    "MeterCategory": Kind.STRING,
+    "MeterSubCategory": Kind.STRING,
+    "MeterId": Kind.STRING,
+    "MeterName": Kind.STRING,
+    "MeterRegion": Kind.STRING,
+    "UnitOfMeasure": Kind.STRING,
+    "Quantity": Kind.DECIMAL,
+    "EffectivePrice": Kind.DECIMAL,
+    "CostInBillingCurrency": Kind.DECIMAL,
+    "CostCenter": Kind.STRING,
+    "ConsumedService": Kind.STRING,
+    "ResourceId": Kind.STRING,
+    "Tags": Kind.JSON,
+    "OfferId": Kind.STRING,
+    "AdditionalInfo": Kind.JSON,
+    "ServiceInfo1": Kind.STRING,
+    "ServiceInfo2": Kind.STRING,
+    "ResourceName": Kind.STRING,
+    "ReservationId": Kind.STRING,
+    "ReservationName": Kind.STRING,
+    "UnitPrice": Kind.DECIMAL,
+    "ProductOrderId": Kind.STRING,
+    "ProductOrderName": Kind.STRING,
+    "Term": Kind.STRING,
+    "PublisherType": Kind.STRING,
+    "PublisherName": Kind.STRING,
+    "ChargeType": Kind.STRING,
+    "Frequency": Kind.STRING,
+    "PricingModel": Kind.STRING,
+    "AvailabilityZone": Kind.STRING,
+    "BillingAccountId": Kind.STRING,
+    "BillingAccountName": Kind.STRING,
+    "BillingCurrencyCode": Kind.STRING,
+    "BillingPeriodStartDate": Kind.DATE,
+    "BillingPeriodEndDate": Kind.DATE,
+    "BillingProfileId": Kind.STRING,
+    "BillingProfileName": Kind.STRING,
+    "InvoiceSectionId": Kind.STRING,
+    "IsAzureCreditEligible": Kind.STRING,
+    "PartNumber": Kind.STRING,
+    "PayGPrice": Kind.DECIMAL,
+    "PlanName": Kind.STRING,
+    "ServiceFamily": Kind.STRING,
+    "CostAllocationRuleName": Kind.STRING,
+    "benefitId": Kind.STRING,
+    "benefitName": Kind.STRING,
+    # MCA and newer EA exports
+    "InvoiceId": Kind.STRING,
+    "PreviousInvoiceId": Kind.STRING,
+    "PartnerName": Kind.STRING,
+    "ResellerName": Kind.STRING,
+    "ResellerMpnId": Kind.STRING,
+    "CustomerTenantId": Kind.STRING,
+    "CustomerName": Kind.STRING,
+    "ServicePeriodStartDate": Kind.DATE,
+    "ServicePeriodEndDate": Kind.DATE,
+    "ProductId": Kind.STRING,
+    "PublisherId": Kind.STRING,
+    "Location": Kind.STRING,
+    "PricingCurrency": Kind.STRING,
+    "CostInPricingCurrency": Kind.DECIMAL,
+    "CostInUsd": Kind.DECIMAL,
+    "PayGCostInBillingCurrency": Kind.DECIMAL,
+    "PayGCostInUsd": Kind.DECIMAL,
+    "ExchangeRatePricingToBilling": Kind.DECIMAL,
+    "ExchangeRateDate": Kind.STRING,
+}
+
+ALIASES: dict[str, tuple[str, ...]] = {
+    "CostInBillingCurrency": ("PreTaxCost", "Cost"),
+    "BillingCurrencyCode": ("BillingCurrency", "Currency"),
+    "SubscriptionId": ("SubscriptionGuid",),
+    "Date": ("UsageDateTime", "UsageDate"),
+    "Quantity": ("UsageQuantity",),
+    "ResourceGroup": ("ResourceGroupName",),
+    "ProductName": ("Product",),
+    "InvoiceSectionName": ("InvoiceSection",),
+    "ResourceId": ("InstanceId",),
+    "PricingCurrency": ("PricingCurrencyCode",),
+}
+"""Other names of a pinned column, in order of preference after the pinned name itself."""
+
+REQUIRED: tuple[tuple[str, ...], ...] = (
+    ("Date",),
+    ("CostInBillingCurrency",),
+    ("BillingCurrencyCode",),
+    ("BillingAccountId", "SubscriptionId"),
+    ("MeterCategory", "ProductName"),
+)
+"""Each entry is satisfied by any one of its columns."""
+
+_NAME_RANK: dict[str, tuple[str, int]] = {name.lower(): (name, 0) for name in COLUMNS} | {
+    alias.lower(): (name, rank) for name, aliases in ALIASES.items() for rank, alias in enumerate(aliases, start=1)
+}
+_LOCALIZED_HEADER = re.compile(r"\(\s*([A-Za-z][A-Za-z0-9_]*)\s*\)\s*$")
+
+
+@dataclass(frozen=True)
+class _DateFormat:
+    label: str
+    shape: str
+    """A regex the whole value must match, so `3/1/21` is never read as the year 21."""
+    formats: tuple[str, ...]
+
+
+_DATE_FORMATS = (
+    _DateFormat("YYYY-MM-DD", r"^\d{4}-\d{2}-\d{2}$", ("%Y-%m-%d",)),
+    _DateFormat(
+        "an ISO 8601 date-time",
+        r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$",
+        (
+            "%Y-%m-%dT%H:%M:%SZ",
+            "%Y-%m-%dT%H:%M:%S%.fZ",
+            "%Y-%m-%dT%H:%M:%S%z",
+            "%Y-%m-%dT%H:%M:%S%.f%z",
+            "%Y-%m-%dT%H:%M:%S",
+            "%Y-%m-%dT%H:%M:%S%.f",
+            "%Y-%m-%dT%H:%MZ",
+            "%Y-%m-%d %H:%M:%S",
+            "%Y-%m-%d %H:%M:%S%.f",
+            "%Y-%m-%d %H:%M:%S%z",
+        ),
+    ),
+    _DateFormat("MM/DD/YYYY", r"^\d{1,2}/\d{1,2}/\d{4}$", ("%m/%d/%Y",)),
+)
+
+
+def output_schema() -> dict[str, pl.DataType]:
+    """The columns and types of every frame this module returns, in order."""
+    kinds = {Kind.DECIMAL: DECIMAL, Kind.DATE: TIMESTAMP}
+    schema: dict[str, pl.DataType] = {name: kinds.get(kind, pl.String()) for name, kind in COLUMNS.items()}
+    schema[EXTRA_COLUMN] = pl.String()
+    schema[ACCOUNT_KEY_COLUMN] = pl.String()
+    schema[PERIOD_KEY_COLUMN] = TIMESTAMP
+    schema["_source_file"] = pl.String()
+    schema["_source_row"] = pl.Int64()
+    return schema
+
+
+def parse_actual_cost_delivery(delivery: Delivery) -> ParsedDelivery:
+    """Connector for `azure_actual`: an ActualCost export file or run folder."""
+    return parse_cost_details_delivery(delivery, dataset=ACTUAL_COST)
+
+
+def parse_amortized_cost_delivery(delivery: Delivery) -> ParsedDelivery:
+    """Connector for `azure_amortized`: an AmortizedCost export file or run folder."""
+    return parse_cost_details_delivery(delivery, dataset=AMORTIZED_COST)
+
+
+def parse_cost_details_delivery(delivery: Delivery, *, dataset: str) -> ParsedDelivery:
+    """Every file of one delivery (the manifest's blobs when there is a manifest) as one frame."""
+    manifest = _read_manifest(delivery, dataset)
+    files = manifest.files if manifest else delivery.files()
+    if not files:
+        raise RejectedInput(delivery.name, "holds no CSV, CSV.gz or Parquet files")
+    frames = [read_cost_details_file(file, source_file=delivery.display_name(file)) for file in files]
+    frame = pl.concat(frames, how="vertical")
+    if frame.height == 0:
+        raise RejectedInput(delivery.name, "has headers but no data rows: nothing says which billing period it covers")
+    layout = _layout(frame)
+    version = f"Azure {dataset}" + (f" {manifest.data_version}" if manifest and manifest.data_version else "")
+    return ParsedDelivery(frame=frame, format_version=f"{version} ({layout})")
+
+
+def read_cost_details_file(path: Path, *, source_file: str | None = None) -> pl.DataFrame:
+    """Parse and validate one export file; a header-only file gives an empty frame of the output schema.
+
+    Raises RejectedInput naming the file, and where there is one the row and column.
+    """
+    name = source_file or str(path)
+    raw = _read_raw(path, name)
+    raw = _canonical_column_names(raw, name)
+    _check_required_columns(raw, name)
+    if raw.height == 0:
+        return pl.DataFrame(schema=output_schema())
+    typed = _typed_frame(raw, name)
+    typed = typed.with_columns(
+        pl.coalesce(pl.col("BillingAccountId"), pl.col("SubscriptionId")).alias(ACCOUNT_KEY_COLUMN),
+        pl.coalesce(pl.col("BillingPeriodStartDate"), pl.col("Date").dt.truncate("1mo")).alias(PERIOD_KEY_COLUMN),
+        pl.lit(name).alias("_source_file"),
+        pl.int_range(1, typed.height + 1, dtype=pl.Int64).alias("_source_row"),
+    )
+    _check_rows(typed, raw, name)
+    return typed.select(output_schema().keys())
+
+
+def _canonical_column_names(raw: pl.DataFrame, name: str) -> pl.DataFrame:
+    """Rename headers to the pinned names; of several aliases of one column the preferred one wins.
+
+    Columns that are not pinned keep their header (the English name, for a localized one) and end up
+    in `_extra`, as do the less preferred aliases of a column present under a better name.
+    """
+    candidates: dict[str, list[tuple[int, str]]] = {}
+    extras: dict[str, str] = {}
+    for column in raw.columns:
+        cleaned = _english_name(column)
+        canonical, rank = _NAME_RANK.get(cleaned.lower(), (None, 0))
+        if canonical is None:
+            extras[column] = cleaned
+        else:
+            candidates.setdefault(canonical, []).append((rank, column))
+    renames: dict[str, str] = {}
+    for canonical, found in candidates.items():
+        found.sort()
+        best_rank, best = found[0]
+        if len(found) > 1 and found[1][0] == best_rank:
+            raise RejectedInput(name, f"has the column twice (as {best!r} and {found[1][1]!r})", column=canonical)
+        renames[best] = canonical
+        extras.update({column: _english_name(column) for _, column in found[1:]})
+    seen: dict[str, str] = {}
+    for column, target in [*renames.items(), *extras.items()]:
+        if target.lower() in seen:
+            raise RejectedInput(
+                name, f"has the column twice (as {seen[target.lower()]!r} and {column!r})", column=target
+            )
+        seen[target.lower()] = column
+    return raw.rename(renames | {column: f"{EXTRA_COLUMN}.{target}" for column, target in extras.items()})
+
+
+def _english_name(column: str) -> str:
+    """The header without BOM and spaces; for `Abonnement-GUID (SubscriptionGuid)`, `SubscriptionGuid`."""
+    cleaned = column.lstrip("\ufeff").strip()
+    match = _LOCALIZED_HEADER.search(cleaned)
+    return match.group(1) if match else cleaned
+
+
+def _check_required_columns(raw: pl.DataFrame, name: str) -> None:
+    present = set(raw.columns)
+    for options in REQUIRED:
+        if present.isdisjoint(options):
+            names = [name for option in options for name in (option, *ALIASES.get(option, ()))]
+            raise RejectedInput(
+                name,
+                f"is missing a required column: none of {', '.join(names)} is present",
+                column=options[0],
+            )
+
+
+def _typed_frame(raw: pl.DataFrame, name: str) -> pl.DataFrame:
+    columns: list[pl.Expr] = []
+    for column, kind in COLUMNS.items():
+        if column not in raw.columns:
+            columns.append(pl.lit(None, dtype=output_schema()[column]).alias(column))
+        elif kind is Kind.DATE:
+            columns.append(_date_column(raw, column, name))
+        else:
+            columns.append(_typed_column(raw, column, kind))
+    extras = [column for column in raw.columns if column.startswith(f"{EXTRA_COLUMN}.")]
+    extra = (
+        pl.struct([_text(raw, column).alias(column.removeprefix(f"{EXTRA_COLUMN}.")) for column in extras])
+        .struct.json_encode()
+        .alias(EXTRA_COLUMN)
+        if extras
+        else pl.lit(None, dtype=pl.String).alias(EXTRA_COLUMN)
+    )
+    typed = raw.select(*columns, extra)
+    for column, kind in COLUMNS.items():
+        if column in raw.columns and kind in (Kind.DECIMAL, Kind.JSON):
+            _report_unparsed(raw, typed, column, kind, name)
+    return typed
+
+
+def _text(raw: pl.DataFrame, column: str) -> pl.Expr:
+    """Any column as trimmed text, empty as null; nested Parquet values (structs, lists, maps) as JSON."""
+    dtype = raw.schema[column]
+    if dtype.is_nested():
+        text = pl.struct(pl.col(column).alias("v")).struct.json_encode().str.json_path_match("$.v")
+    else:
+        text = pl.col(column).cast(pl.String).str.strip_chars()
+    return pl.when(text == "").then(None).otherwise(text)
+
+
+def _typed_column(raw: pl.DataFrame, column: str, kind: Kind) -> pl.Expr:
+    dtype = raw.schema[column]
+    if kind is Kind.DECIMAL:
+        if dtype.is_float():
+            # Through the shortest decimal text of the double: 0.1 stays 0.1, not 0.1000000000000000055.
+            return pl.col(column).cast(pl.String).str.to_decimal(scale=DECIMAL_SCALE).cast(DECIMAL).alias(column)
+        if dtype.is_numeric() or isinstance(dtype, pl.Decimal):
+            return pl.col(column).cast(DECIMAL, strict=False).alias(column)
+        return _text(raw, column).cast(DECIMAL, strict=False).alias(column)
+    text = _text(raw, column)
+    if kind is Kind.JSON and column == "Tags":
+        # EA writes tags without their outer braces: `"team": "ml","env": "prod"`.
+        text = pl.when(text.str.starts_with("{")).then(text).otherwise(pl.concat_str(pl.lit("{"), text, pl.lit("}")))
+    return text.alias(column)
+
+
+def _date_column(raw: pl.DataFrame, column: str, name: str) -> pl.Expr:
+    """A date column as a UTC timestamp, parsed entirely in the one format its first value has."""
+    dtype = raw.schema[column]
+    if isinstance(dtype, pl.Datetime):
+        source = pl.col(column)
+        if dtype.time_zone is not None:
+            source = source.dt.convert_time_zone("UTC").dt.replace_time_zone(None)
+        return source.cast(TIMESTAMP).alias(column)
+    if dtype == pl.Date:
+        return pl.col(column).cast(TIMESTAMP).alias(column)
+    values = raw.select(_text(raw, column)).to_series()
+    present = values.drop_nulls()
+    if present.is_empty():
+        return pl.lit(None, dtype=TIMESTAMP).alias(column)
+    first = present[0]
+    chosen = next((fmt for fmt in _DATE_FORMATS if re.match(fmt.shape, first)), None)
+    if chosen is None:
+        row = int(values.is_not_null().arg_true()[0]) + 1
+        raise RejectedInput(
+            name,
+            f"{_shorten(first)!r} is not a date as YYYY-MM-DD, MM/DD/YYYY or an ISO 8601 date-time",
+            row=row,
+            column=column,
+        )
+    text = _text(raw, column)
+    parsed = pl.coalesce(
+        [text.str.to_datetime(fmt, strict=False, time_zone="UTC", time_unit="us") for fmt in chosen.formats]
+    )
+    expr = pl.when(text.str.contains(chosen.shape)).then(parsed).dt.replace_time_zone(None).alias(column)
+    failed = values.is_not_null() & raw.select(expr).to_series().is_null()
+    _reject_first(
+        failed,
+        values,
+        name,
+        column,
+        lambda value: f"{_shorten(value)!r} is not a date in {chosen.label}, the format of this column's first value",
+    )
+    return expr
+
+
+def _report_unparsed(raw: pl.DataFrame, typed: pl.DataFrame, column: str, kind: Kind, name: str) -> None:
+    """Reject the file at the first value present in the file that did not parse."""
+    original = raw.select(_text(raw, column)).to_series()
+    if kind is Kind.DECIMAL:
+        failed = original.is_not_null() & typed[column].is_null()
+        expected = f"a decimal number (at most {DECIMAL_PRECISION - DECIMAL_SCALE} integer digits)"
+    else:
+        value = typed[column]
+        failed = value.is_not_null() & (value.str.json_path_match("$").is_null() | ~value.str.starts_with("{"))
+        expected = 'a JSON object of tags (`"key": "value"` pairs)' if column == "Tags" else "a JSON object"
+    _reject_first(failed, original, name, column, lambda value: f"{_shorten(value)!r} is not {expected}")
+
+
+def _check_rows(typed: pl.DataFrame, raw: pl.DataFrame, name: str) -> None:
+    account_column = "BillingAccountId" if "BillingAccountId" in raw.columns else "SubscriptionId"
+    checks = [
+        ("Date", pl.col("Date").is_null(), "Date must not be empty"),
+        ("CostInBillingCurrency", pl.col("CostInBillingCurrency").is_null(), "the cost must not be empty"),
+        ("BillingCurrencyCode", pl.col("BillingCurrencyCode").is_null(), "the billing currency must not be empty"),
+        (
+            account_column,
+            pl.col(ACCOUNT_KEY_COLUMN).is_null(),
+            "the row names neither a billing account nor a subscription",
+        ),
+        (
+            "BillingPeriodEndDate",
+            pl.col("BillingPeriodEndDate") < pl.col("BillingPeriodStartDate"),
+            "the billing period ends before it starts",
+        ),
+    ]
+    for column, expr, reason in checks:
+        failed = typed.select(expr.fill_null(False)).to_series()
+        _reject_first(failed, typed[column], name, column, lambda value, reason=reason: reason)
+
+
+def _layout(frame: pl.DataFrame) -> str:
+    """EA, MCA or a pay-as-you-go export, from the columns it filled (for audit.loads only)."""
+    filled = {
+        column
+        for column in ("InvoiceId", "ProductId", "AccountOwnerId", "BillingAccountId")
+        if frame[column].is_not_null().any()
+    }
+    if filled & {"InvoiceId", "ProductId"}:
+        return "MCA"
+    if filled & {"AccountOwnerId", "BillingAccountId"}:
+        return "EA"
+    return "pay-as-you-go"
+
+
+@dataclass(frozen=True)
+class _Manifest:
+    files: list[Path]
+    data_version: str | None
+
+
+_DATASET_OF_TYPE = {"actualcost": ACTUAL_COST, "usage": ACTUAL_COST, "amortizedcost": AMORTIZED_COST}
+
+
+def _read_manifest(delivery: Delivery, dataset: str) -> _Manifest | None:
+    """The export run's manifest.json: its type must be this dataset, and its blobs are the files to load."""
+    manifests = delivery.manifests()
+    if not manifests:
+        return None
+    if len(manifests) > 1:
+        listed = ", ".join(delivery.display_name(path) for path in manifests)
+        raise RejectedInput(
+            delivery.name, f"holds {len(manifests)} manifests ({listed}); deliver one export run at a time"
+        )
+    path = manifests[0]
+    where = delivery.display_name(path)
+    try:
+        content = json.loads(path.read_text(encoding="utf-8-sig"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise RejectedInput(where, f"is not a readable JSON manifest: {_first_line(exc)}") from exc
+    if not isinstance(content, dict):
+        raise RejectedInput(where, "is not a Cost Management export manifest (not a JSON object)")
+    config = content.get("exportConfig") or {}
+    export_type = str(config.get("type") or "")
+    if export_type and _DATASET_OF_TYPE.get(export_type.lower()) != dataset:
+        hint = " (FocusCost exports load as source focus)" if export_type.lower().startswith("focus") else ""
+        raise RejectedInput(
+            where, f"describes a {export_type} export, not {dataset}: it belongs to another source{hint}", column="type"
+        )
+    blobs = content.get("blobs")
+    if not isinstance(blobs, list) or not blobs:
+        raise RejectedInput(where, "lists no blobs: no data files to load", column="blobs")
+    files = []
+    for number, blob in enumerate(blobs, start=1):
+        blob_name = blob.get("blobName") if isinstance(blob, dict) else None
+        if not isinstance(blob_name, str) or not blob_name.strip():
+            raise RejectedInput(where, f"blob {number} has no blobName", column="blobs")
+        file = delivery.resolve_listed(blob_name, manifest=path)
+        expected = blob.get("byteCount")
+        if isinstance(expected, int) and file.stat().st_size != expected:
+            raise RejectedInput(
+                delivery.display_name(file),
+                f"is {file.stat().st_size} bytes but the manifest lists {expected}: incomplete or altered copy",
+            )
+        files.append(file)
+    version = config.get("dataVersion")
+    return _Manifest(files=files, data_version=str(version) if version else None)

@@ -41,6 +41,15 @@
         'billed': 'coalesce(line_item_net_unblended_cost, line_item_unblended_cost)',
         'effective': none,
     },
+    {
+        'x_source': 'gcp_billing',
+        'relation': source('raw', 'gcp_billing_export'),
+        'period': 'billing_period_start',
+        'currency': 'currency',
+        'line_count': 'count(*)',
+        'billed': 'cost + credits_amount',
+        'effective': 'cost + credits_amount',
+    },
 ] -%}
 
 {#- One totals query per side of a comparison: relation, period and currency columns, line count, filter. -#}

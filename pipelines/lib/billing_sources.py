@@ -16,6 +16,8 @@ from sources.aws import parse_cur_delivery
 from sources.delivery import Delivery, ParsedDelivery
 from sources.focus import parse_focus_delivery
 from sources.focus.reader import output_schema
+from sources.gcp import output_schema as gcp_billing_output_schema
+from sources.gcp import parse_billing_export_delivery
 from sources.oci import output_schema as oci_cost_schema
 from sources.oci import parse_cost_report_delivery
 
@@ -93,6 +95,24 @@ AWS_CUR = BillingSource(
     ),
 )
 
-BILLING_SOURCES: tuple[BillingSource, ...] = (FOCUS, OCI_COST, AWS_CUR)
+GCP_BILLING = BillingSource(
+    name="gcp_billing",
+    title="Google Cloud billing export",
+    raw_table=RawTable(
+        name="raw.gcp_billing_export",
+        columns=gcp_billing_output_schema(),
+        restatement_key=("billing_account_id", "billing_period_start"),
+        currency_column="currency",
+        billed_cost_column="net_cost",
+        effective_cost_column="net_cost",
+    ),
+    parse=parse_billing_export_delivery,
+    description=(
+        "Google Cloud billing export to BigQuery (standard or detailed usage cost), extracted as Parquet or "
+        "newline-delimited JSON; one row per export row, invoice month as the billing period."
+    ),
+)
+
+BILLING_SOURCES: tuple[BillingSource, ...] = (FOCUS, OCI_COST, AWS_CUR, GCP_BILLING)
 
 SOURCES_BY_NAME = {source.name: source for source in BILLING_SOURCES}

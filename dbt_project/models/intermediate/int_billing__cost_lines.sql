@@ -10,6 +10,7 @@
     ref('stg_focus__cost_and_usage'),
     ref('stg_oci__cost_report'),
     ref('stg_aws__cur_line_items'),
+    ref('stg_gcp__billing_export'),
 ] -%}
 
 {#- FOCUS 1.2 columns, then the FOCUS 1.3 additions (nullable). -#}

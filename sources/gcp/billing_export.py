@@ -35,7 +35,6 @@ from __future__ import annotations
 import gzip
 import json
 import re
-import shutil
 import tempfile
 import zlib
 from collections.abc import Callable, Iterator
@@ -231,9 +230,18 @@ def _decompressed(path: Path, name: str, *, gzipped: bool) -> Iterator[Path]:
     with tempfile.NamedTemporaryFile(suffix=".json") as plain:
         try:
             with gzip.open(path, "rb") as compressed:
-                shutil.copyfileobj(compressed, plain, length=1 << 20)
+                # read1 hands over what was inflated before a break, so the message can say where it is
+                while chunk := compressed.read1(1 << 20):
+                    plain.write(chunk)
         except (EOFError, OSError, zlib.error) as exc:
-            raise RejectedInput(name, f"is a truncated or corrupt gzip file: {exc}") from exc
+            plain.flush()
+            plain.seek(0)
+            complete_lines = sum(chunk.count(b"\n") for chunk in iter(lambda: plain.read(1 << 20), b""))
+            raise RejectedInput(
+                name,
+                f"is a truncated or corrupt gzip file ({exc}); {complete_lines} complete line(s) precede the break",
+                row=complete_lines + 1,
+            ) from exc
         plain.flush()
         yield Path(plain.name)
 

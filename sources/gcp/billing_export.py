@@ -150,6 +150,7 @@ _DATETIME_FORMATS = (
     "%Y-%m-%dT%H:%M:%S",
 )
 _NUMBER = r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$"
+_NUMBER_EXPECTED = f"a number (at most {38 - DECIMAL_SCALE} digits before the decimal point)"
 
 
 def output_schema() -> dict[str, pl.DataType]:
@@ -304,10 +305,12 @@ def _first_failing_prefix(lines: pl.Series) -> int:
 def _json_error(line: str) -> tuple[str, str | None]:
     """Describe one bad line (the first one only) and name the field where it breaks, when there is one."""
     try:
-        json.loads(line)
+        value = json.loads(line)
     except json.JSONDecodeError as exc:
         keys = re.findall(r'"((?:[^"\\]|\\.)*)"\s*:', line[: exc.pos])
         return f"{exc.msg} at character {exc.pos + 1}", (keys[-1] if keys else None)
+    if isinstance(value, dict):
+        return "a value strict JSON does not allow (NaN, Infinity or a lone surrogate)", None
     return "a JSON value that is not an object", None
 
 
@@ -367,7 +370,7 @@ def _flatten(nested: pl.DataFrame, name: str) -> pl.DataFrame:
 
     for column, path, kind in checks:
         failed = frame[f"__text_{column}"].is_not_null() & frame[column].is_null()
-        expected = "a number" if kind is Kind.DECIMAL else "a timestamp such as 2024-05-01 07:00:00 UTC"
+        expected = _NUMBER_EXPECTED if kind is Kind.DECIMAL else "a timestamp such as 2024-05-01 07:00:00 UTC"
         _reject_first(failed, frame[f"__text_{column}"], frame, name, path, lambda v, e=expected: f"{v!r} is not {e}")
     frame = frame.drop([f"__text_{column}" for column, _, _ in checks])
     _check_required_and_codes(frame, name)
@@ -611,7 +614,7 @@ def _credits(nested: pl.DataFrame, name: str) -> pl.DataFrame:
         credits,
         name,
         "credits.amount",
-        lambda value: f"{value!r} is not a number",
+        lambda value: f"{value!r} is not {_NUMBER_EXPECTED}",
     )
     kind_name = pl.col("name").str.to_lowercase()
     kind = (

@@ -81,6 +81,15 @@
             ~ " _billing_period_start from " ~ source('raw', 'azure_amortized_cost') ~ ")"
             ~ " then CostInBillingCurrency else 0 end",
     },
+    {
+        'x_source': 'gcp_billing',
+        'relation': source('raw', 'gcp_billing_export'),
+        'period': 'billing_period_start',
+        'currency': 'currency',
+        'line_count': 'count(*)',
+        'billed': 'cost + credits_amount',
+        'effective': 'cost + credits_amount',
+    },
 ] -%}
 
 {#- One totals query per side of a comparison: relation, period and currency columns, line count, filter. -#}

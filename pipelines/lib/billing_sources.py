@@ -18,6 +18,8 @@ from sources.azure.cost_details import output_schema as azure_cost_details_schem
 from sources.delivery import Delivery, ParsedDelivery
 from sources.focus import parse_focus_delivery
 from sources.focus.reader import output_schema
+from sources.gcp import output_schema as gcp_billing_output_schema
+from sources.gcp import parse_billing_export_delivery
 from sources.gpu_clouds import output_schema as gpu_cloud_usage_schema
 from sources.gpu_clouds import parse_gpu_cloud_usage
 from sources.oci import output_schema as oci_cost_schema
@@ -173,11 +175,30 @@ AZURE_AMORTIZED = BillingSource(
     ),
 )
 
+GCP_BILLING = BillingSource(
+    name="gcp_billing",
+    title="Google Cloud billing export",
+    raw_table=RawTable(
+        name="raw.gcp_billing_export",
+        columns=gcp_billing_output_schema(),
+        restatement_key=("billing_account_id", "billing_period_start"),
+        currency_column="currency",
+        billed_cost_column="net_cost",
+        effective_cost_column="net_cost",
+    ),
+    parse=parse_billing_export_delivery,
+    description=(
+        "Google Cloud billing export to BigQuery (standard or detailed usage cost), extracted as Parquet or "
+        "newline-delimited JSON; one row per export row, invoice month as the billing period."
+    ),
+)
+
 BILLING_SOURCES: tuple[BillingSource, ...] = (
     FOCUS,
     AWS_CUR,
     AZURE_ACTUAL,
     AZURE_AMORTIZED,
+    GCP_BILLING,
     OCI_COST,
     GPU_CLOUD_USAGE,
     ONPREM_GPU_ASSETS,

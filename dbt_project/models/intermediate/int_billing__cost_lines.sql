@@ -13,6 +13,7 @@
     ref('stg_gpu_clouds__usage'),
     ref('int_onprem__daily_cost_lines'),
     ref('stg_azure__cost_details'),
+    ref('stg_gcp__billing_export'),
 ] -%}
 
 {#- FOCUS 1.2 columns, then the FOCUS 1.3 additions (nullable). -#}

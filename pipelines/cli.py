@@ -89,11 +89,7 @@ def _demo(home: FinopsHome, args: argparse.Namespace) -> int:
         deliveries = write_demo_organisation(Path(scratch), seed=args.seed)
         print(f"Generated {len(deliveries)} sample deliveries of one organisation, Acme AI (seed {args.seed}).")
         for delivery in deliveries:
-            if delivery.source in SOURCES_BY_NAME:
-                register(home, delivery.source, delivery.path)
-    waiting = sorted({delivery.source for delivery in deliveries} - SOURCES_BY_NAME.keys())
-    if waiting:
-        print(f"Not loaded (no connector registered for {', '.join(waiting)}).")
+            register(home, delivery.source, delivery.path)
     # Exchange rates from the bundled snapshot, as known on the sample's last day.
     os.environ["FINOPS_OFFLINE"] = "1"
     if not _refresh_prices(demo_last_day()):

@@ -12,6 +12,7 @@ import gzip
 import io
 import json
 import re
+import zlib
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -85,8 +86,11 @@ def header_columns(file: Path) -> set[str]:
     if name.endswith(".parquet"):
         return set(pq.read_schema(file).names)
     opener = gzip.open if name.endswith(".gz") else open
-    with opener(file, "rb") as handle:
-        head = handle.read(1 << 16)
+    try:
+        with opener(file, "rb") as handle:
+            head = handle.read(1 << 16)
+    except (EOFError, OSError, zlib.error) as error:
+        raise ValueError(f"cannot read the header of {file.name}: {error}") from error
     text = head.decode("utf-8-sig", errors="replace")
     if name.endswith((".json", ".jsonl", ".ndjson", ".json.gz")):
         first = text.splitlines()[0] if text else ""

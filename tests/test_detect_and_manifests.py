@@ -161,3 +161,11 @@ def test_a_side_table_does_not_hide_the_export_it_sits_beside(tmp_path):
     (report / "year=2026" / "month=10").mkdir(parents=True)
     _parquet(report / "year=2026" / "month=10" / "part-0.parquet", ["identity_line_item_id", "line_item_usage_type"])
     assert detect_source(report) == "aws_cur"
+
+
+def test_a_truncated_gzip_is_a_clear_error_not_a_traceback(tmp_path):
+    whole = gzip.compress(b'{"billing_account_id": "0A-1", "sku": {"description": "x"}}\n' * 50)
+    path = tmp_path / "export.json.gz"
+    path.write_bytes(whole[: len(whole) // 2])
+    with pytest.raises(ValueError, match=r"cannot read the header of export\.json\.gz"):
+        detect_source(path)

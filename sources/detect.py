@@ -69,7 +69,8 @@ def source_from_columns(columns: set[str], *, file_name: str = "") -> str | None
         return AWS_CUR
     if names & {"lineitem/referenceno", "cost/mycost"}:
         return OCI_COST
-    if {"metercategory", "chargetype"} <= names or {"metercategory", "quantity"} <= names:
+    # EA and MCA exports name ChargeType and Quantity; older pay-as-you-go ones UsageQuantity and PreTaxCost.
+    if "metercategory" in names and names & {"chargetype", "quantity", "usagequantity", "pretaxcost"}:
         return AZURE_AMORTIZED if "amortized" in file_name.lower() else AZURE_ACTUAL
     if "billing_account_id" in names and names & {"sku", "sku.description", "invoice", "invoice.month"}:
         return GCP_BILLING

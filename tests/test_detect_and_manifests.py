@@ -54,6 +54,12 @@ def _parquet(path: Path, columns: list[str]) -> Path:
             "gpu_cloud_usage",
         ),
         (
+            "payg.csv",
+            "Abonnement-GUID (SubscriptionGuid),Kategorie der Verbrauchseinheit (MeterCategory),"
+            "UsageQuantity (UsageQuantity),PreTaxCost (PreTaxCost)",
+            "azure_actual",
+        ),
+        (
             "servers.csv",
             "asset_id,site,gpu_model,gpu_count,purchase_date,purchase_price,depreciation_years",
             "onprem_gpu_assets",

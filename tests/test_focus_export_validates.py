@@ -205,3 +205,37 @@ def test_csv_prefixes_formula_text_but_not_numbers(tmp_path: Path):
     assert rows[0]["ChargePeriodStart"] == "2026-09-01T05:00:00Z"
     parquet = pq.read_table(tmp_path / "out" / "focus_cost_and_usage.parquet")
     assert parquet.column("x_Team").to_pylist()[0] == '=HYPERLINK("http://x")'
+
+
+def test_report_waives_only_listed_rules_and_composites_failing_through_them(tmp_path: Path):
+    from pipelines.lib.focus_validator import _report, _statuses
+
+    xml = tmp_path / "report.xml"
+    xml.write_text(
+        """<testsuites><testsuite name="rules">
+          <testcase name="Defect-C-001-C :: Nullability"><failure message="x"/></testcase>
+          <testcase name="Real-C-001-M :: Validation"><failure message="x"/></testcase>
+          <testcase name="OnlyDefect-C-000-C :: Composite"><failure message="x"/></testcase>
+          <testcase name="Mixed-C-000-M :: Composite"><failure message="x"/></testcase>
+          <testcase name="Good-C-001-M :: Type"/>
+          <testcase name="Broken-C-001-M :: Format"><error message="x"/></testcase>
+          <testcase name="Off-C-001-C :: Type"><skipped message="x"/></testcase>
+        </testsuite></testsuites>"""
+    )
+
+    def composite(*children: str) -> dict:
+        items = [{"CheckFunction": "CheckModelRule", "ModelRuleId": child} for child in children]
+        return {
+            "ValidationCriteria": {"MustSatisfy": "adheres", "Requirement": {"CheckFunction": "AND", "Items": items}}
+        }
+
+    rules = {
+        "OnlyDefect-C-000-C": composite("Defect-C-001-C"),
+        "Mixed-C-000-M": composite("Defect-C-001-C", "Real-C-001-M"),
+    }
+    report = _report(xml, _statuses(xml), rules, {"Defect-C-001-C": "upstream bug"})
+
+    assert set(report.waived) == {"Defect-C-001-C", "OnlyDefect-C-000-C"}
+    assert set(report.failed) == {"Real-C-001-M", "Mixed-C-000-M", "Broken-C-001-M"}
+    assert set(report.passed) == {"Good-C-001-M"} and set(report.skipped) == {"Off-C-001-C"}
+    assert report.checked == 6

@@ -11,6 +11,11 @@ rules model or the validator reported upstream (KNOWN_RULE_DEFECTS), and one rec
 met from what the sources deliver (ACCEPTED_GAPS). Their failures come back as `waived`, with the
 reason, never silently as passed; a composite rule that fails only because such a rule failed is
 waived with it. Everything else that fails is in `failed`.
+
+Not everything can be left to the validator: its allowed-values rules (ChargeCategory-C-003-M,
+ServiceCategory-C-003-M, ...) pass as soon as one line has an allowed value, so one bad value among
+good ones goes unreported, and it skips the SkuPriceDetails key rules. The dbt tests and unit tests of
+marts.focus_cost_and_usage check those.
 """
 
 from __future__ import annotations

@@ -96,10 +96,11 @@
 {#- A commitment purchase whose EffectiveCost holds the commitment's unused part. -#}
 {%- set unused_commitment_purchase =
     "ChargeCategory = 'Purchase' and CommitmentDiscountId is not null and EffectiveCost <> 0" -%}
+{%- set zero_on_split_purchase =
+    'case when ' ~ unused_commitment_purchase ~ ' then cast(0 as decimal(38, 12)) else ' -%}
 {%- set delivered_overrides = {
-    'EffectiveCost': 'case when ' ~ unused_commitment_purchase ~ ' then cast(0 as decimal(38, 12)) else EffectiveCost end',
-    'PricingCurrencyEffectiveCost':
-        'case when ' ~ unused_commitment_purchase ~ ' then cast(0 as decimal(38, 12)) else PricingCurrencyEffectiveCost end',
+    'EffectiveCost': zero_on_split_purchase ~ 'EffectiveCost end',
+    'PricingCurrencyEffectiveCost': zero_on_split_purchase ~ 'PricingCurrencyEffectiveCost end',
 } -%}
 
 {#- The purchase's quantities and costs times its unused share, EffectiveCost / BilledCost. -#}
@@ -118,7 +119,8 @@
         "'Unused commitment: '", 'coalesce(ChargeDescription, CommitmentDiscountName, CommitmentDiscountId)'
     ]),
     'ChargeFrequency': "'Usage-Based'",
-    'CommitmentDiscountQuantity': 'coalesce(' ~ unused_share.CommitmentDiscountQuantity ~ ', CommitmentDiscountQuantity)',
+    'CommitmentDiscountQuantity':
+        'coalesce(' ~ unused_share.CommitmentDiscountQuantity ~ ', CommitmentDiscountQuantity)',
     'CommitmentDiscountStatus': "'Unused'",
     'ConsumedQuantity': 'null',
     'ConsumedUnit': 'null',
@@ -241,10 +243,10 @@ defaulted as (
         cost_lines.InvoiceId,
         case
             {%- for provider, aliases in invoice_issuer_aliases.items() %}
+            {%- set quoted = [] %}
+            {%- for alias in aliases %}{% do quoted.append("'" ~ alias | replace("'", "''") ~ "'") %}{% endfor %}
             when cost_lines.ProviderName = '{{ provider }}'
-                and cost_lines.InvoiceIssuerName in (
-                    {%- for alias in aliases %}'{{ alias | replace("'", "''") }}'{{ ', ' if not loop.last }}{% endfor -%}
-                )
+                and cost_lines.InvoiceIssuerName in ({{ quoted | join(', ') }})
                 then cost_lines.ProviderName
             {%- endfor %}
             else coalesce(cost_lines.InvoiceIssuerName, cost_lines.ProviderName)
@@ -339,7 +341,6 @@ defaulted as (
         and cost_lines.ServiceCategory = service_subcategories.ServiceCategory
 
 ),
-
 
 focus_nulls as (
 

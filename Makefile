@@ -5,6 +5,15 @@ BIN := $(abspath $(VENV))/bin
 STAMP := $(VENV)/.installed
 export PATH := $(BIN):$(PATH)
 
+# The FinOps Foundation's FOCUS validator (tests check the FOCUS export with it) needs Python 3.12, so it
+# gets its own virtualenv inside .venv; the stamp names the version, so changing it reinstalls.
+FOCUS_VALIDATOR_PYTHON ?= python3.12
+FOCUS_VALIDATOR_PYENV_VERSION ?= 3.12.1
+FOCUS_VALIDATOR_VERSION := 2.2.1
+FOCUS_VALIDATOR_VENV := $(VENV)/focus-validator
+FOCUS_VALIDATOR_STAMP := $(FOCUS_VALIDATOR_VENV)/.installed-$(FOCUS_VALIDATOR_VERSION)
+export FOCUS_VALIDATOR_VENV := $(abspath $(FOCUS_VALIDATOR_VENV))
+
 .PHONY: install demo test lint format dev clean
 
 $(BIN)/python:
@@ -15,7 +24,12 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-install: $(STAMP)
+$(FOCUS_VALIDATOR_STAMP): | $(BIN)/python
+	PYENV_VERSION=$(FOCUS_VALIDATOR_PYENV_VERSION) $(FOCUS_VALIDATOR_PYTHON) -m venv $(FOCUS_VALIDATOR_VENV)
+	$(FOCUS_VALIDATOR_VENV)/bin/python -m pip install --quiet focus-validator==$(FOCUS_VALIDATOR_VERSION) 'pyarrow<18'
+	touch $(FOCUS_VALIDATOR_STAMP)
+
+install: $(STAMP) $(FOCUS_VALIDATOR_STAMP)
 
 demo: install  ## generate sample data, materialize everything, build docs, print a summary
 	$(BIN)/gpu-finops demo

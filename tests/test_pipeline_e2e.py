@@ -181,7 +181,7 @@ def test_ingest_to_marts_docs_sql_and_export(home: Path, tmp_path: Path, capsys:
     assert main(["export", "focus", str(tmp_path / "export")]) == 0
     exported = pq.read_table(tmp_path / "export" / "focus_cost_and_usage.parquet")
     assert sum(exported.column("EffectiveCost").to_pylist()) == Decimal("811.45")
-    assert {"BilledCost", "ProviderName", "x_gpu_hours", "x_gpu_model"} <= set(exported.column_names)
+    assert {"BilledCost", "ProviderName", "x_GpuHours", "x_GpuModel"} <= set(exported.column_names)
 
 
 def test_rejected_file_is_quarantined_and_changes_no_data(home: Path, tmp_path: Path, capsys):

@@ -1,4 +1,15 @@
-"""Write the warehouse's canonical cost lines as a FOCUS 1.2 dataset (Parquet and CSV)."""
+"""Write the warehouse's FOCUS 1.2 dataset (`marts.focus_cost_and_usage`) as Parquet and CSV.
+
+The dbt model decides the content (FOCUS columns, then `x_` columns; see its docs); this module only
+writes it, streaming through Arrow batches:
+
+- Parquet keeps every type: exact decimals, timestamps as UTC instants (`timestamp[us, tz=UTC]`).
+- CSV writes timestamps as ISO 8601 UTC (`2026-09-01T00:00:00Z`) and is made safe to open in a
+  spreadsheet: a text value starting with `=`, `+`, `-`, `@`, a tab or a carriage return would run as
+  a formula there (a tag value such as `=HYPERLINK(...)`), so it is written with a leading `'`.
+  Numeric columns are never changed, so negative amounts stay numbers. The Parquet file is
+  the exact copy for programs; the CSV file is the one for people.
+"""
 
 from __future__ import annotations
 
@@ -8,41 +19,54 @@ import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 
 from pipelines.lib.warehouse import connect
-from sources.focus.columns import FOCUS_1_3_ONLY, FOCUS_COLUMNS, Kind
 
-CANONICAL_TABLE = "intermediate.int_billing__cost_lines"
+FOCUS_SCHEMA = "marts"
+FOCUS_TABLE = "focus_cost_and_usage"
 BATCH_ROWS = 100_000
+FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+"""First characters that make a spreadsheet treat a cell as a formula (OWASP CSV injection)."""
+
+_ORDER = '"BillingPeriodStart", "ChargePeriodStart", "x_SourceFile", "x_SourceRow", "x_RowOrigin"'
 
 
 def export_focus(warehouse: Path, directory: Path) -> list[tuple[Path, int]]:
-    """FOCUS 1.2 columns first, then the project's `x_` columns; timestamps as ISO 8601 UTC in CSV."""
+    """Write focus_cost_and_usage.parquet and .csv into `directory`; returns each path and its row count."""
     directory.mkdir(parents=True, exist_ok=True)
     with connect(warehouse, read_only=True) as con:
-        present = [
-            row[0]
-            for row in con.execute(
-                "select column_name from information_schema.columns "
-                "where table_schema = 'intermediate' and table_name = 'int_billing__cost_lines' "
-                "order by ordinal_position"
-            ).fetchall()
-        ]
-        if not present:
-            raise FileNotFoundError(f"{CANONICAL_TABLE} does not exist yet: load data first")
-        focus = [name for name in FOCUS_COLUMNS if name not in FOCUS_1_3_ONLY and name in present]
-        extensions = [name for name in present if name.startswith("x_")]
-        typed = [f'"{name}"' for name in focus + extensions]
-        as_text = [
-            f'strftime("{name}", \'%Y-%m-%dT%H:%M:%SZ\') as "{name}"'
-            if FOCUS_COLUMNS.get(name) is Kind.DATETIME
-            else f'"{name}"'
-            for name in focus + extensions
-        ]
-        order = '"BillingPeriodStart", "ChargePeriodStart", "x_source_file", "x_source_row"'
-        parquet_path = directory / "focus_cost_and_usage.parquet"
-        csv_path = directory / "focus_cost_and_usage.csv"
-        rows = _write(con.sql(f"select {', '.join(typed)} from {CANONICAL_TABLE} order by {order}"), parquet_path)
-        _write(con.sql(f"select {', '.join(as_text)} from {CANONICAL_TABLE} order by {order}"), csv_path)
+        columns = con.execute(
+            "select column_name, data_type from information_schema.columns "
+            "where table_schema = ? and table_name = ? order by ordinal_position",
+            [FOCUS_SCHEMA, FOCUS_TABLE],
+        ).fetchall()
+        if not columns:
+            raise FileNotFoundError(f"{FOCUS_SCHEMA}.{FOCUS_TABLE} does not exist yet: load data first")
+        # Arrow takes the time zone of TIMESTAMPTZ values from the session: make it UTC.
+        con.execute("set TimeZone = 'UTC'")
+        table = f'"{FOCUS_SCHEMA}"."{FOCUS_TABLE}"'
+        parquet_path = directory / f"{FOCUS_TABLE}.parquet"
+        csv_path = directory / f"{FOCUS_TABLE}.csv"
+        typed = ", ".join(_parquet_column(name, data_type) for name, data_type in columns)
+        as_text = ", ".join(_csv_column(name, data_type) for name, data_type in columns)
+        rows = _write(con.sql(f"select {typed} from {table} order by {_ORDER}"), parquet_path)
+        _write(con.sql(f"select {as_text} from {table} order by {_ORDER}"), csv_path)
     return [(parquet_path, rows), (csv_path, rows)]
+
+
+def _parquet_column(name: str, data_type: str) -> str:
+    """Timestamps in the warehouse are UTC without a zone: mark them as UTC instants."""
+    if data_type == "TIMESTAMP":
+        return f'timezone(\'UTC\', "{name}") as "{name}"'
+    return f'"{name}"'
+
+
+def _csv_column(name: str, data_type: str) -> str:
+    if data_type == "TIMESTAMP":
+        return f'strftime("{name}", \'%Y-%m-%dT%H:%M:%SZ\') as "{name}"'
+    if data_type == "VARCHAR":
+        column = f'"{name}"'
+        prefixes = ", ".join(f"chr({ord(prefix)})" for prefix in FORMULA_PREFIXES)
+        return f"case when left({column}, 1) in ({prefixes}) then '''' || {column} else {column} end as {column}"
+    return f'"{name}"'
 
 
 def _write(relation, path: Path) -> int:

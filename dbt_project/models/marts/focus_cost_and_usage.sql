@@ -1,0 +1,408 @@
+{#-
+    The warehouse's cost lines as a FOCUS 1.2 Cost and Usage dataset, for `gpu-finops export focus`:
+    exactly the FOCUS 1.2 columns in the spec's order, then this project's `x_` columns. The export
+    must pass the FinOps Foundation's validator (tests/test_focus_export_validates.py) whatever the
+    sources deliver, so this model, and only for the export:
+    - fills FOCUS 1.2 columns that may not be null (InvoiceIssuerName, PublisherName, ChargeFrequency,
+      BillingAccountType, SubAccountType, ServiceSubcategory, PricingCurrency and its effective cost)
+      from values the line or the same account or service already has, when a source (FOCUS 1.0/1.1
+      files, exports without the column) leaves them empty; each default is described on its column;
+    - restates unused commitment that a provider reports on its purchase line (the AWS Savings Plan
+      recurring fee keeps the unused part in EffectiveCost) as its own Usage line with
+      CommitmentDiscountStatus "Unused", leaving the purchase with EffectiveCost 0, as FOCUS Discount
+      Handling requires; sums of BilledCost and EffectiveCost do not change;
+    - names the invoice issuer like the provider when it is the provider's own legal entity (var
+      focus_invoice_issuer_aliases), since FOCUS reads a different name as a third-party charge;
+    - writes blanks as nulls, nulls what FOCUS defines as null (pricing columns on Tax lines, a unit
+      without a quantity, a commitment status without a commitment, a meter without a SKU, price
+      details without a price id) and prefixes provider-specific SkuPriceDetails keys with `x_`.
+-#}
+
+{%- set string_columns = [
+    'AvailabilityZone', 'BillingAccountId', 'BillingAccountName', 'BillingAccountType', 'BillingCurrency',
+    'CapacityReservationId', 'CapacityReservationStatus', 'ChargeCategory', 'ChargeClass', 'ChargeDescription',
+    'ChargeFrequency', 'CommitmentDiscountCategory', 'CommitmentDiscountId', 'CommitmentDiscountName',
+    'CommitmentDiscountStatus', 'CommitmentDiscountType', 'CommitmentDiscountUnit', 'ConsumedUnit', 'InvoiceId',
+    'InvoiceIssuerName', 'PricingCategory', 'PricingCurrency', 'PricingUnit', 'ProviderName', 'PublisherName',
+    'RegionId', 'RegionName', 'ResourceId', 'ResourceName', 'ResourceType', 'ServiceCategory', 'ServiceName',
+    'ServiceSubcategory', 'SkuId', 'SkuMeter', 'SkuPriceDetails', 'SkuPriceId', 'SubAccountId', 'SubAccountName',
+    'SubAccountType', 'Tags',
+] -%}
+{%- set other_columns = [
+    'BilledCost', 'BillingPeriodEnd', 'BillingPeriodStart', 'ChargePeriodEnd', 'ChargePeriodStart',
+    'CommitmentDiscountQuantity', 'ConsumedQuantity', 'ContractedCost', 'ContractedUnitPrice', 'EffectiveCost',
+    'ListCost', 'ListUnitPrice', 'PricingCurrencyContractedUnitPrice', 'PricingCurrencyEffectiveCost',
+    'PricingCurrencyListUnitPrice', 'PricingQuantity',
+] -%}
+{%- set project_columns = [
+    'x_source', 'x_instance_type', 'x_gpu_model', 'x_gpu_count', 'x_gpu_hours', 'x_team', 'x_project',
+    'x_load_id', 'x_source_file', 'x_source_row', 'x_extensions',
+] -%}
+
+{#- FOCUS 1.2 columns in the spec's order, with their types: strings are varchar, JSON is text. -#}
+{%- set focus_columns = [
+    ('AvailabilityZone', 'varchar'), ('BilledCost', 'decimal(38, 12)'), ('BillingAccountId', 'varchar'),
+    ('BillingAccountName', 'varchar'), ('BillingAccountType', 'varchar'), ('BillingCurrency', 'varchar'),
+    ('BillingPeriodEnd', 'timestamp'), ('BillingPeriodStart', 'timestamp'), ('CapacityReservationId', 'varchar'),
+    ('CapacityReservationStatus', 'varchar'), ('ChargeCategory', 'varchar'), ('ChargeClass', 'varchar'),
+    ('ChargeDescription', 'varchar'), ('ChargeFrequency', 'varchar'), ('ChargePeriodEnd', 'timestamp'),
+    ('ChargePeriodStart', 'timestamp'), ('CommitmentDiscountCategory', 'varchar'),
+    ('CommitmentDiscountId', 'varchar'), ('CommitmentDiscountName', 'varchar'),
+    ('CommitmentDiscountQuantity', 'decimal(38, 12)'), ('CommitmentDiscountStatus', 'varchar'),
+    ('CommitmentDiscountType', 'varchar'), ('CommitmentDiscountUnit', 'varchar'),
+    ('ConsumedQuantity', 'decimal(38, 12)'), ('ConsumedUnit', 'varchar'), ('ContractedCost', 'decimal(38, 12)'),
+    ('ContractedUnitPrice', 'decimal(38, 12)'), ('EffectiveCost', 'decimal(38, 12)'), ('InvoiceId', 'varchar'),
+    ('InvoiceIssuerName', 'varchar'), ('ListCost', 'decimal(38, 12)'), ('ListUnitPrice', 'decimal(38, 12)'),
+    ('PricingCategory', 'varchar'), ('PricingCurrency', 'varchar'),
+    ('PricingCurrencyContractedUnitPrice', 'decimal(38, 12)'), ('PricingCurrencyEffectiveCost', 'decimal(38, 12)'),
+    ('PricingCurrencyListUnitPrice', 'decimal(38, 12)'), ('PricingQuantity', 'decimal(38, 12)'),
+    ('PricingUnit', 'varchar'), ('ProviderName', 'varchar'), ('PublisherName', 'varchar'), ('RegionId', 'varchar'),
+    ('RegionName', 'varchar'), ('ResourceId', 'varchar'), ('ResourceName', 'varchar'), ('ResourceType', 'varchar'),
+    ('ServiceCategory', 'varchar'), ('ServiceName', 'varchar'), ('ServiceSubcategory', 'varchar'),
+    ('SkuId', 'varchar'), ('SkuMeter', 'varchar'), ('SkuPriceDetails', 'varchar'), ('SkuPriceId', 'varchar'),
+    ('SubAccountId', 'varchar'), ('SubAccountName', 'varchar'), ('SubAccountType', 'varchar'), ('Tags', 'varchar'),
+] -%}
+
+{#- SkuPriceDetails property keys FOCUS 1.2 defines; any other key must start with `x_`. -#}
+{%- set sku_price_properties = [
+    'CoreCount', 'DiskMaxIops', 'DiskSpace', 'DiskType', 'GpuCount', 'InstanceType', 'InstanceSeries',
+    'MemorySize', 'NetworkMaxIops', 'NetworkMaxThroughput', 'OperatingSystem', 'Redundancy', 'StorageClass',
+] -%}
+
+{#- Unit prices FOCUS defines as null on Tax lines, with the quantity, unit and pricing category. -#}
+{%- set tax_null_columns = [
+    'PricingQuantity', 'PricingUnit', 'PricingCategory', 'ListUnitPrice', 'ContractedUnitPrice',
+    'PricingCurrencyListUnitPrice', 'PricingCurrencyContractedUnitPrice',
+] -%}
+
+{#- Project columns carried through, and their export names and types (FOCUS: custom columns last, `x_`). -#}
+{%- set x_columns = [
+    ('x_gpu_model', 'x_GpuModel', 'varchar'),
+    ('x_gpu_count', 'x_GpuCount', 'decimal(18, 6)'),
+    ('x_gpu_hours', 'x_GpuHours', 'decimal(38, 12)'),
+    ('x_instance_type', 'x_InstanceType', 'varchar'),
+    ('x_team', 'x_Team', 'varchar'),
+    ('x_project', 'x_Project', 'varchar'),
+    ('x_source', 'x_SourceFormat', 'varchar'),
+    ('x_source_file', 'x_SourceFile', 'varchar'),
+    ('x_source_row', 'x_SourceRow', 'bigint'),
+    ('x_load_id', 'x_LoadId', 'varchar'),
+    ('x_row_origin', 'x_RowOrigin', 'varchar'),
+    ('x_delivered_invoice_issuer_name', 'x_DeliveredInvoiceIssuerName', 'varchar'),
+    ('x_extensions', 'x_Extensions', 'varchar'),
+] -%}
+{%- set export_project_columns = x_columns | map(attribute=0) | reject('equalto', 'x_row_origin') | list -%}
+
+{#- A commitment purchase whose EffectiveCost holds the commitment's unused part. -#}
+{%- set unused_commitment_purchase =
+    "ChargeCategory = 'Purchase' and CommitmentDiscountId is not null and EffectiveCost <> 0" -%}
+{%- set zero_on_split_purchase =
+    'case when ' ~ unused_commitment_purchase ~ ' then cast(0 as decimal(38, 12)) else ' -%}
+{%- set delivered_overrides = {
+    'EffectiveCost': zero_on_split_purchase ~ 'EffectiveCost end',
+    'PricingCurrencyEffectiveCost': zero_on_split_purchase ~ 'PricingCurrencyEffectiveCost end',
+} -%}
+
+{#- The purchase's quantities and costs times its unused share, EffectiveCost / BilledCost. -#}
+{%- set unused_share = {} -%}
+{%- for column in ['CommitmentDiscountQuantity', 'ContractedCost', 'ListCost', 'PricingQuantity'] -%}
+    {%- do unused_share.update({column: decimal_divide(
+        'cast(' ~ column ~ ' as decimal(38, 10)) * cast(EffectiveCost as decimal(38, 10))', 'BilledCost', 12
+    )}) -%}
+{%- endfor -%}
+{#- The unused commitment as FOCUS shows it: a Usage line, nothing billed, the unused part as
+    EffectiveCost, nothing consumed; quantities and costs are the purchase's times the unused share. -#}
+{%- set unused_overrides = {
+    'BilledCost': 'cast(0 as decimal(38, 12))',
+    'ChargeCategory': "'Usage'",
+    'ChargeDescription': dbt.concat([
+        "'Unused commitment: '", 'coalesce(ChargeDescription, CommitmentDiscountName, CommitmentDiscountId)'
+    ]),
+    'ChargeFrequency': "'Usage-Based'",
+    'CommitmentDiscountQuantity':
+        'coalesce(' ~ unused_share.CommitmentDiscountQuantity ~ ', CommitmentDiscountQuantity)',
+    'CommitmentDiscountStatus': "'Unused'",
+    'ConsumedQuantity': 'null',
+    'ConsumedUnit': 'null',
+    'ContractedCost': 'coalesce(' ~ unused_share.ContractedCost ~ ', EffectiveCost)',
+    'ListCost': 'coalesce(' ~ unused_share.ListCost ~ ', EffectiveCost)',
+    'PricingCategory': "'Committed'",
+    'PricingQuantity': 'coalesce(' ~ unused_share.PricingQuantity ~ ', PricingQuantity)',
+    'x_gpu_hours': 'case when x_gpu_hours is null then null else cast(0 as decimal(38, 12)) end',
+} -%}
+
+{%- set account_type_defaults = var('focus_account_type_defaults') -%}
+{%- set invoice_issuer_aliases = var('focus_invoice_issuer_aliases') -%}
+
+with
+
+cost_lines as (
+
+    select
+        {% for column in string_columns -%}
+        case when trim({{ column }}) = '' then null else {{ column }} end as {{ column }},
+        {% endfor -%}
+        {{ (other_columns + project_columns) | join(',\n        ') }}
+    from {{ ref('int_billing__cost_lines') }}
+
+),
+
+-- The type a billing account or sub account has on the lines whose file names one, when it is
+-- always the same: older files of the same account leave it empty.
+billing_account_types as (
+
+    select
+        ProviderName,
+        BillingAccountId,
+        max(BillingAccountType) as BillingAccountType
+    from cost_lines
+    where BillingAccountType is not null
+    group by ProviderName, BillingAccountId
+    having count(distinct BillingAccountType) = 1
+
+),
+
+sub_account_types as (
+
+    select
+        ProviderName,
+        SubAccountId,
+        max(SubAccountType) as SubAccountType
+    from cost_lines
+    where SubAccountType is not null
+    group by ProviderName, SubAccountId
+    having count(distinct SubAccountType) = 1
+
+),
+
+-- Likewise the one subcategory a provider's service has where its files name it.
+service_subcategories as (
+
+    select
+        ProviderName,
+        ServiceName,
+        ServiceCategory,
+        max(ServiceSubcategory) as ServiceSubcategory
+    from cost_lines
+    where ServiceSubcategory is not null
+    group by ProviderName, ServiceName, ServiceCategory
+    having count(distinct ServiceSubcategory) = 1
+
+),
+
+defaulted as (
+
+    select
+        cost_lines.AvailabilityZone,
+        cost_lines.BilledCost,
+        cost_lines.BillingAccountId,
+        cost_lines.BillingAccountName,
+        case
+            when cost_lines.BillingAccountId is null then null
+            else coalesce(
+                cost_lines.BillingAccountType,
+                billing_account_types.BillingAccountType,
+                case cost_lines.ProviderName
+                    {%- for provider, types in account_type_defaults.items() %}
+                    when '{{ provider }}' then '{{ types.billing_account }}'
+                    {%- endfor %}
+                end,
+                'Billing Account'
+            )
+        end as BillingAccountType,
+        cost_lines.BillingCurrency,
+        cost_lines.BillingPeriodEnd,
+        cost_lines.BillingPeriodStart,
+        cost_lines.CapacityReservationId,
+        case
+            when cost_lines.CapacityReservationId is null then null else cost_lines.CapacityReservationStatus
+        end as CapacityReservationStatus,
+        cost_lines.ChargeCategory,
+        cost_lines.ChargeClass,
+        cost_lines.ChargeDescription,
+        coalesce(
+            cost_lines.ChargeFrequency,
+            case when cost_lines.ChargeCategory = 'Usage' then 'Usage-Based' else 'One-Time' end
+        ) as ChargeFrequency,
+        cost_lines.ChargePeriodEnd,
+        cost_lines.ChargePeriodStart,
+        cost_lines.CommitmentDiscountCategory,
+        cost_lines.CommitmentDiscountId,
+        cost_lines.CommitmentDiscountName,
+        cost_lines.CommitmentDiscountQuantity,
+        case
+            when cost_lines.CommitmentDiscountId is null then null else cost_lines.CommitmentDiscountStatus
+        end as CommitmentDiscountStatus,
+        cost_lines.CommitmentDiscountType,
+        cost_lines.CommitmentDiscountUnit,
+        cost_lines.ConsumedQuantity,
+        cost_lines.ConsumedUnit,
+        cost_lines.ContractedCost,
+        cost_lines.ContractedUnitPrice,
+        cost_lines.EffectiveCost,
+        cost_lines.InvoiceId,
+        case
+            {%- for provider, aliases in invoice_issuer_aliases.items() %}
+            {%- set quoted = [] %}
+            {%- for alias in aliases %}{% do quoted.append("'" ~ alias | replace("'", "''") ~ "'") %}{% endfor %}
+            when cost_lines.ProviderName = '{{ provider }}'
+                and cost_lines.InvoiceIssuerName in ({{ quoted | join(', ') }})
+                then cost_lines.ProviderName
+            {%- endfor %}
+            else coalesce(cost_lines.InvoiceIssuerName, cost_lines.ProviderName)
+        end as InvoiceIssuerName,
+        cost_lines.ListCost,
+        cost_lines.ListUnitPrice,
+        cost_lines.PricingCategory,
+        coalesce(cost_lines.PricingCurrency, cost_lines.BillingCurrency) as PricingCurrency,
+        -- Without a separate pricing currency, prices are in BillingCurrency: the same amounts.
+        case
+            when coalesce(cost_lines.PricingCurrency, cost_lines.BillingCurrency) = cost_lines.BillingCurrency
+                then coalesce(cost_lines.PricingCurrencyContractedUnitPrice, cost_lines.ContractedUnitPrice)
+            else cost_lines.PricingCurrencyContractedUnitPrice
+        end as PricingCurrencyContractedUnitPrice,
+        case
+            when coalesce(cost_lines.PricingCurrency, cost_lines.BillingCurrency) = cost_lines.BillingCurrency
+                then coalesce(cost_lines.PricingCurrencyEffectiveCost, cost_lines.EffectiveCost)
+            else cost_lines.PricingCurrencyEffectiveCost
+        end as PricingCurrencyEffectiveCost,
+        case
+            when coalesce(cost_lines.PricingCurrency, cost_lines.BillingCurrency) = cost_lines.BillingCurrency
+                then coalesce(cost_lines.PricingCurrencyListUnitPrice, cost_lines.ListUnitPrice)
+            else cost_lines.PricingCurrencyListUnitPrice
+        end as PricingCurrencyListUnitPrice,
+        cost_lines.PricingQuantity,
+        case when cost_lines.PricingQuantity is null then null else cost_lines.PricingUnit end as PricingUnit,
+        cost_lines.ProviderName,
+        coalesce(cost_lines.PublisherName, cost_lines.ProviderName) as PublisherName,
+        cost_lines.RegionId,
+        cost_lines.RegionName,
+        cost_lines.ResourceId,
+        cost_lines.ResourceName,
+        -- A commitment's own lines name the commitment as their resource: its type is the commitment's.
+        coalesce(
+            cost_lines.ResourceType,
+            case
+                when cost_lines.ResourceId = cost_lines.CommitmentDiscountId then cost_lines.CommitmentDiscountType
+            end
+        ) as ResourceType,
+        cost_lines.ServiceCategory,
+        cost_lines.ServiceName,
+        coalesce(
+            cost_lines.ServiceSubcategory,
+            service_subcategories.ServiceSubcategory,
+            {{ dbt.concat(["'Other ('", "cost_lines.ServiceCategory", "')'"]) }}
+        ) as ServiceSubcategory,
+        cost_lines.SkuId,
+        case when cost_lines.SkuId is null then null else cost_lines.SkuMeter end as SkuMeter,
+        case
+            when cost_lines.SkuPriceId is null then null
+            else {{ json_prefix_keys('cost_lines.SkuPriceDetails', sku_price_properties) }}
+        end as SkuPriceDetails,
+        cost_lines.SkuPriceId,
+        cost_lines.SubAccountId,
+        cost_lines.SubAccountName,
+        case
+            when cost_lines.SubAccountId is null then null
+            else coalesce(
+                cost_lines.SubAccountType,
+                sub_account_types.SubAccountType,
+                case cost_lines.ProviderName
+                    {%- for provider, types in account_type_defaults.items() %}
+                    when '{{ provider }}' then '{{ types.sub_account }}'
+                    {%- endfor %}
+                end,
+                'Sub Account'
+            )
+        end as SubAccountType,
+        cost_lines.Tags,
+        cost_lines.x_gpu_model,
+        cost_lines.x_gpu_count,
+        cost_lines.x_gpu_hours,
+        cost_lines.x_instance_type,
+        cost_lines.x_team,
+        cost_lines.x_project,
+        cost_lines.x_source,
+        cost_lines.x_source_file,
+        cost_lines.x_source_row,
+        cost_lines.x_load_id,
+        cost_lines.x_extensions,
+        cost_lines.InvoiceIssuerName as x_delivered_invoice_issuer_name
+    from cost_lines
+    left join billing_account_types
+        on cost_lines.ProviderName = billing_account_types.ProviderName
+        and cost_lines.BillingAccountId = billing_account_types.BillingAccountId
+    left join sub_account_types
+        on cost_lines.ProviderName = sub_account_types.ProviderName
+        and cost_lines.SubAccountId = sub_account_types.SubAccountId
+    left join service_subcategories
+        on cost_lines.ProviderName = service_subcategories.ProviderName
+        and cost_lines.ServiceName = service_subcategories.ServiceName
+        and cost_lines.ServiceCategory = service_subcategories.ServiceCategory
+
+),
+
+focus_nulls as (
+
+    select
+        {% for name, type in focus_columns -%}
+        {% if name in tax_null_columns -%}
+        case when ChargeCategory = 'Tax' then null else {{ name }} end as {{ name }},
+        {% else -%}
+        {{ name }},
+        {% endif -%}
+        {% endfor -%}
+        {{ export_project_columns | join(',\n        ') }}
+    from defaulted
+
+),
+
+delivered as (
+
+    select
+        {% for name, type in focus_columns -%}
+        {{ delivered_overrides.get(name, name) }} as {{ name }},
+        {% endfor -%}
+        {{ export_project_columns | join(',\n        ') }},
+        'Delivered' as x_row_origin
+    from focus_nulls
+
+),
+
+unused_commitments as (
+
+    select
+        {% for name, type in focus_columns -%}
+        {{ unused_overrides.get(name, name) }} as {{ name }},
+        {% endfor -%}
+        {%- for column in export_project_columns -%}
+        {{ unused_overrides.get(column, column) }} as {{ column }},
+        {% endfor -%}
+        'Unused commitment' as x_row_origin
+    from focus_nulls
+    where {{ unused_commitment_purchase }}
+
+),
+
+unioned as (
+
+    select * from delivered
+    union all
+    select * from unused_commitments
+
+),
+
+final as (
+
+    select
+        {% for name, type in focus_columns -%}
+        cast({{ name }} as {{ type }}) as {{ name }},
+        {% endfor -%}
+        {%- for column, name, type in x_columns -%}
+        cast({{ column }} as {{ type }}) as {{ name }}{{ ',' if not loop.last }}
+        {% endfor %}
+    from unioned
+
+)
+
+select * from final

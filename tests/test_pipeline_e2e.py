@@ -15,6 +15,7 @@ import pytest
 
 from pipelines.cli import main
 from pipelines.lib.billing_sources import SOURCES_BY_NAME
+from pipelines.lib.focus_validator import validate_focus_file
 from sources.synthetic.demo_common import group_of
 from sources.synthetic.demo_organisation import write_demo_organisation
 from tests.focus_fixtures import BASE_ROW, focus_rows, write_csv
@@ -289,3 +290,13 @@ def test_demo_gpu_effective_cost_per_team_matches(demo: tuple[Path, dict]):
     ):
         found[(group_of(source), period.isoformat(), currency, team)] += cost
     assert {key: cost for key, cost in found.items() if cost} == {key: cost for key, cost in wanted.items() if cost}
+
+
+def test_demo_focus_export_of_every_source_passes_the_focus_validator(demo: tuple[Path, dict], tmp_path, monkeypatch):
+    """All seven sources, exported as FOCUS 1.2, pass the FinOps Foundation's validator with no failed rule."""
+    home, _ = demo
+    monkeypatch.setenv("FINOPS_HOME", str(home))
+    assert main(["export", "focus", str(tmp_path / "focus")]) == 0
+    report = validate_focus_file(tmp_path / "focus" / "focus_cost_and_usage.parquet")
+    assert report.failed == {}, report.summary()
+    assert report.checked > 100

@@ -43,8 +43,6 @@
 
 {%- set source_columns = focus_columns + staging_project_columns -%}
 
-{%- set hour_units = ['hour', 'hours', 'hr', 'hrs'] -%}
-
 with
 
 {% for relation in cost_line_sources %}
@@ -129,10 +127,32 @@ gpu_resolved as (
 
 ),
 
+pricing_unit_aliases as (
+
+    select lower(source_unit) as unit_key, focus_unit
+    from {{ ref('pricing_unit_aliases') }}
+
+),
+
+-- Providers spell units their own way (`Hrs`, `hour`, `GB-Mo`, `1 GB/Month`): PricingUnit is
+-- put in FOCUS Unit Format once here, and the GPU-hour rule below reads the normalised unit.
+units_normalised as (
+
+    select
+        gpu_resolved.*,
+        coalesce(pricing_unit_aliases.focus_unit, nullif(trim(gpu_resolved.PricingUnit), '')) as focus_pricing_unit
+    from gpu_resolved
+    left join pricing_unit_aliases
+        on lower(trim(gpu_resolved.PricingUnit)) = pricing_unit_aliases.unit_key
+
+),
+
 final as (
 
     select
-        {{ focus_columns | join(',\n        ') }},
+        {% for column in focus_columns -%}
+        {{ 'focus_pricing_unit as PricingUnit' if column == 'PricingUnit' else column }}{{ ',' if not loop.last }}
+        {% endfor -%},
         x_source,
         x_instance_type,
         x_gpu_model,
@@ -142,7 +162,7 @@ final as (
             when x_gpu_model is null and coalesce(x_gpu_count, 0) <= 0 then null
             -- GPU time actually used: hourly usage, except commitment hours that went unused
             when ChargeCategory = 'Usage'
-                and lower(trim(PricingUnit)) in ('{{ hour_units | join("', '") }}')
+                and focus_pricing_unit = 'Hours'
                 and coalesce(CommitmentDiscountStatus, '') <> 'Unused'
                 then cast(coalesce(PricingQuantity, 0) * x_gpu_count as decimal(38, 12))
             -- GPU line with no GPU time: purchases, taxes, credits, unused commitments, non-hourly units
@@ -154,7 +174,7 @@ final as (
         x_source_file,
         x_source_row,
         x_extensions
-    from gpu_resolved
+    from units_normalised
 
 )
 

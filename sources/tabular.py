@@ -20,7 +20,8 @@ import polars as pl
 
 from sources.errors import RejectedInput
 from sources.focus.columns import DECIMAL_PRECISION, DECIMAL_SCALE
-from sources.focus.reader import _DATETIME_FORMATS, _read_raw, _reject_first, _shorten
+from sources.focus.reader import DATETIME_FORMATS, read_raw, shorten
+from sources.focus.reader import reject_first as reject_first_of_mask
 
 DECIMAL = pl.Decimal(DECIMAL_PRECISION, DECIMAL_SCALE)
 TIMESTAMP = pl.Datetime("us")
@@ -77,7 +78,7 @@ def read_contract_file(path: Path, name: str, columns: Sequence[Column]) -> pl.D
 
     `name` is the file's display name, used for lineage (`_source_file`) and in messages.
     """
-    raw = _read_raw(path, name)
+    raw = read_raw(path, name)
     if raw.height == 0:
         raise RejectedInput(name, "the file has a header but no data rows")
     raw = _snake_case_names(raw, name)
@@ -96,7 +97,7 @@ def read_contract_file(path: Path, name: str, columns: Sequence[Column]) -> pl.D
     )
     for column in columns:
         if column.name in raw.columns:
-            _report_unparsed(raw, typed, column, name)
+            report_unparsed(raw, typed, column, name)
     for column in columns:
         if column.required:
             reject_first(typed, name, column.name, pl.col(column.name).is_null(), "must not be empty")
@@ -109,12 +110,12 @@ def read_contract_file(path: Path, name: str, columns: Sequence[Column]) -> pl.D
 def reject_first(frame: pl.DataFrame, name: str, column: str, failed: pl.Expr, reason: str) -> None:
     """Reject at the first row where `failed` holds, quoting that row's value of `column`."""
     mask = frame.select(failed.fill_null(False)).to_series()
-    _reject_first(
+    reject_first_of_mask(
         mask,
         frame[column],
         name,
         column,
-        lambda value: f"{column} {reason}" + ("" if value is None else f" (found {_shorten(plain(value))!r})"),
+        lambda value: f"{column} {reason}" + ("" if value is None else f" (found {shorten(plain(value))!r})"),
     )
 
 
@@ -168,13 +169,13 @@ def _typed(raw: pl.DataFrame, column: Column) -> pl.Expr:
             return source.cast(TIMESTAMP).alias(column.name)
         if dtype == pl.Date:
             return source.cast(TIMESTAMP).alias(column.name)
-        formats = _DATETIME_FORMATS if column.kind is Kind.TIMESTAMP else ("%Y-%m-%d",)
+        formats = DATETIME_FORMATS if column.kind is Kind.TIMESTAMP else ("%Y-%m-%d",)
         parsed = [text.str.to_datetime(fmt, strict=False, time_zone="UTC", time_unit="us") for fmt in formats]
         return pl.coalesce(parsed).dt.replace_time_zone(None).alias(column.name)
     return text
 
 
-def _report_unparsed(raw: pl.DataFrame, typed: pl.DataFrame, column: Column, name: str) -> None:
+def report_unparsed(raw: pl.DataFrame, typed: pl.DataFrame, column: Column, name: str) -> None:
     """Reject at the first value present in the file that is not of the column's kind."""
     if column.kind is Kind.TEXT:
         return
@@ -185,4 +186,6 @@ def _report_unparsed(raw: pl.DataFrame, typed: pl.DataFrame, column: Column, nam
     else:
         failed = present & typed[column.name].is_null()
     expected = _EXPECTED[column.kind]
-    _reject_first(failed, raw[column.name], name, column.name, lambda value: f"{_shorten(value)!r} is not {expected}")
+    reject_first_of_mask(
+        failed, raw[column.name], name, column.name, lambda value: f"{shorten(value)!r} is not {expected}"
+    )

@@ -35,7 +35,7 @@ from sources.aws.manifests import listed_files
 from sources.delivery import Delivery, ParsedDelivery
 from sources.errors import RejectedInput
 from sources.focus.columns import Kind
-from sources.focus.reader import DECIMAL, TIMESTAMP, _read_raw, _reject_first, _report_unparsed, _typed_column
+from sources.focus.reader import DECIMAL, TIMESTAMP, read_raw, reject_first, report_unparsed, typed_column
 
 CUR_DATA_SUFFIXES = (".csv", ".csv.gz", ".gz", ".parquet")
 _ZIP_MAGIC = b"PK\x03\x04"
@@ -72,7 +72,7 @@ def read_cur_file(path: Path, *, source_file: str | None = None) -> pl.DataFrame
     """
     name = source_file or str(path)
     _reject_zip(path, name)
-    raw = _read_raw(path, name)
+    raw = read_raw(path, name)
     if raw.height == 0:
         raise RejectedInput(name, "the file has a header but no data rows")
     raw = raw.rename({column: column.lstrip("\ufeff").strip() for column in raw.columns})
@@ -84,9 +84,9 @@ def read_cur_file(path: Path, *, source_file: str | None = None) -> pl.DataFrame
 
     header_of = {target: header for header, target in canonical.items()}
     pinned = [header for header, target in canonical.items() if target in PINNED_COLUMNS]
-    typed = raw.select(_typed_column(raw, header, PINNED_COLUMNS[canonical[header]], name) for header in pinned)
+    typed = raw.select(typed_column(raw, header, PINNED_COLUMNS[canonical[header]], name) for header in pinned)
     for header in pinned:
-        _report_unparsed(raw, typed, header, PINNED_COLUMNS[canonical[header]], name)
+        report_unparsed(raw, typed, header, PINNED_COLUMNS[canonical[header]], name)
     typed = typed.rename({header: canonical[header] for header in pinned})
 
     objects = raw.select(_json_object(raw, canonical, bucket, name).alias(bucket) for bucket in JSON_COLUMNS)
@@ -187,7 +187,7 @@ def _map_members(raw: pl.DataFrame, header: str, name: str) -> pl.Expr:
     else:
         text = pl.col(header).cast(pl.String).str.strip_chars()
         checked = raw.select(text.alias(header))
-        _report_unparsed(raw, checked, header, Kind.JSON, name)
+        report_unparsed(raw, checked, header, Kind.JSON, name)
     inner = text.str.strip_prefix("{").str.strip_suffix("}").str.strip_chars()
     return pl.when(inner == "").then(None).otherwise(inner)
 
@@ -222,7 +222,7 @@ def _check_rows(frame: pl.DataFrame, name: str, header_of: dict[str, str]) -> No
     ]
     for column, expr, reason in checks:
         failed = frame.select(expr.fill_null(False)).to_series()
-        _reject_first(
+        reject_first(
             failed,
             frame[column],
             name,

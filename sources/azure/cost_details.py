@@ -34,7 +34,7 @@ import polars as pl
 from sources.delivery import Delivery, ParsedDelivery
 from sources.errors import RejectedInput
 from sources.focus.columns import DECIMAL_PRECISION, DECIMAL_SCALE
-from sources.focus.reader import _first_line, _read_raw, _reject_first, _shorten
+from sources.focus.reader import first_line, read_raw, reject_first, shorten
 
 DECIMAL = pl.Decimal(DECIMAL_PRECISION, DECIMAL_SCALE)
 TIMESTAMP = pl.Datetime("us")
@@ -235,7 +235,7 @@ def read_cost_details_file(path: Path, *, source_file: str | None = None) -> pl.
     Raises RejectedInput naming the file, and where there is one the row and column.
     """
     name = source_file or str(path)
-    raw = _read_raw(path, name)
+    raw = read_raw(path, name)
     raw = _canonical_column_names(raw, name)
     _check_required_columns(raw, name)
     if raw.height == 0:
@@ -311,7 +311,7 @@ def _typed_frame(raw: pl.DataFrame, name: str) -> pl.DataFrame:
         elif kind is Kind.DATE:
             columns.append(_date_column(raw, column, name))
         else:
-            columns.append(_typed_column(raw, column, kind))
+            columns.append(typed_column(raw, column, kind))
     extras = [column for column in raw.columns if column.startswith(f"{EXTRA_COLUMN}.")]
     extra = (
         pl.struct([_text(raw, column).alias(column.removeprefix(f"{EXTRA_COLUMN}.")) for column in extras])
@@ -323,7 +323,7 @@ def _typed_frame(raw: pl.DataFrame, name: str) -> pl.DataFrame:
     typed = raw.select(*columns, extra)
     for column, kind in COLUMNS.items():
         if column in raw.columns and kind in (Kind.DECIMAL, Kind.JSON):
-            _report_unparsed(raw, typed, column, kind, name)
+            report_unparsed(raw, typed, column, kind, name)
     return typed
 
 
@@ -337,7 +337,7 @@ def _text(raw: pl.DataFrame, column: str) -> pl.Expr:
     return pl.when(text == "").then(None).otherwise(text)
 
 
-def _typed_column(raw: pl.DataFrame, column: str, kind: Kind) -> pl.Expr:
+def typed_column(raw: pl.DataFrame, column: str, kind: Kind) -> pl.Expr:
     dtype = raw.schema[column]
     if kind is Kind.DECIMAL:
         if dtype.is_float():
@@ -373,7 +373,7 @@ def _date_column(raw: pl.DataFrame, column: str, name: str) -> pl.Expr:
         row = int(values.is_not_null().arg_true()[0]) + 1
         raise RejectedInput(
             name,
-            f"{_shorten(first)!r} is not a date as YYYY-MM-DD, MM/DD/YYYY or an ISO 8601 date-time",
+            f"{shorten(first)!r} is not a date as YYYY-MM-DD, MM/DD/YYYY or an ISO 8601 date-time",
             row=row,
             column=column,
         )
@@ -383,17 +383,17 @@ def _date_column(raw: pl.DataFrame, column: str, name: str) -> pl.Expr:
     )
     expr = pl.when(text.str.contains(chosen.shape)).then(parsed).dt.replace_time_zone(None).alias(column)
     failed = values.is_not_null() & raw.select(expr).to_series().is_null()
-    _reject_first(
+    reject_first(
         failed,
         values,
         name,
         column,
-        lambda value: f"{_shorten(value)!r} is not a date in {chosen.label}, the format of this column's first value",
+        lambda value: f"{shorten(value)!r} is not a date in {chosen.label}, the format of this column's first value",
     )
     return expr
 
 
-def _report_unparsed(raw: pl.DataFrame, typed: pl.DataFrame, column: str, kind: Kind, name: str) -> None:
+def report_unparsed(raw: pl.DataFrame, typed: pl.DataFrame, column: str, kind: Kind, name: str) -> None:
     """Reject the file at the first value present in the file that did not parse."""
     original = raw.select(_text(raw, column)).to_series()
     if kind is Kind.DECIMAL:
@@ -403,7 +403,7 @@ def _report_unparsed(raw: pl.DataFrame, typed: pl.DataFrame, column: str, kind: 
         value = typed[column]
         failed = value.is_not_null() & (value.str.json_path_match("$").is_null() | ~value.str.starts_with("{"))
         expected = 'a JSON object of tags (`"key": "value"` pairs)' if column == "Tags" else "a JSON object"
-    _reject_first(failed, original, name, column, lambda value: f"{_shorten(value)!r} is not {expected}")
+    reject_first(failed, original, name, column, lambda value: f"{shorten(value)!r} is not {expected}")
 
 
 def _check_rows(typed: pl.DataFrame, raw: pl.DataFrame, name: str) -> None:
@@ -425,7 +425,7 @@ def _check_rows(typed: pl.DataFrame, raw: pl.DataFrame, name: str) -> None:
     ]
     for column, expr, reason in checks:
         failed = typed.select(expr.fill_null(False)).to_series()
-        _reject_first(failed, typed[column], name, column, lambda value, reason=reason: reason)
+        reject_first(failed, typed[column], name, column, lambda value, reason=reason: reason)
 
 
 def _layout(frame: pl.DataFrame) -> str:
@@ -466,7 +466,7 @@ def _read_manifest(delivery: Delivery, dataset: str) -> _Manifest | None:
     try:
         content = json.loads(path.read_text(encoding="utf-8-sig"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise RejectedInput(where, f"is not a readable JSON manifest: {_first_line(exc)}") from exc
+        raise RejectedInput(where, f"is not a readable JSON manifest: {first_line(exc)}") from exc
     if not isinstance(content, dict):
         raise RejectedInput(where, "is not a Cost Management export manifest (not a JSON object)")
     config = content.get("exportConfig") or {}

@@ -46,7 +46,7 @@ NULL_LITERALS = ["NULL", "null"]
 """Spellings of null in real files: FOCUS-Sample-Data writes `NULL`, the spec's worked examples `null`."""
 
 # Timestamp spellings seen in real exports; all are read as UTC.
-_DATETIME_FORMATS = (
+DATETIME_FORMATS = (
     "%Y-%m-%dT%H:%M:%SZ",
     "%Y-%m-%dT%H:%M:%S%.fZ",
     "%Y-%m-%dT%H:%M:%S%z",
@@ -93,7 +93,7 @@ def read_focus_file(path: Path, *, source_file: str | None = None, require_manda
     Raises RejectedInput naming the file, and where there is one the row and column.
     """
     name = source_file or str(path)
-    raw = _read_raw(path, name)
+    raw = read_raw(path, name)
     if raw.height == 0:
         raise RejectedInput(name, "the file has a header but no data rows")
     raw = _canonical_column_names(raw, name)
@@ -126,7 +126,7 @@ def _polars_type(kind: Kind) -> pl.DataType:
     return {Kind.DECIMAL: DECIMAL, Kind.DATETIME: TIMESTAMP}.get(kind, pl.String())
 
 
-def _read_raw(path: Path, name: str) -> pl.DataFrame:
+def read_raw(path: Path, name: str) -> pl.DataFrame:
     try:
         with path.open("rb") as handle:
             magic = handle.read(4)
@@ -136,15 +136,15 @@ def _read_raw(path: Path, name: str) -> pl.DataFrame:
         try:
             frame = pl.read_parquet(path)
         except Exception as exc:
-            raise RejectedInput(name, f"is not a readable Parquet file: {_first_line(exc)}") from exc
+            raise RejectedInput(name, f"is not a readable Parquet file: {first_line(exc)}") from exc
         text = pl.col(pl.String)
         return frame.with_columns(pl.when(text.is_in(NULL_LITERALS)).then(None).otherwise(text).name.keep())
-    with _decompressed(path, name, gzipped=magic.startswith(_GZIP_MAGIC)) as csv_path:
-        return _read_csv(csv_path, name)
+    with decompressed(path, name, gzipped=magic.startswith(_GZIP_MAGIC)) as csv_path:
+        return read_csv(csv_path, name)
 
 
 @contextmanager
-def _decompressed(path: Path, name: str, *, gzipped: bool) -> Iterator[Path]:
+def decompressed(path: Path, name: str, *, gzipped: bool) -> Iterator[Path]:
     """Yield a plain-text path; gzip is inflated to a temporary file so truncation is detected.
 
     polars silently returns the rows before the break of a truncated gzip stream; Python's gzip
@@ -163,7 +163,7 @@ def _decompressed(path: Path, name: str, *, gzipped: bool) -> Iterator[Path]:
         yield Path(plain.name)
 
 
-def _read_csv(path: Path, name: str) -> pl.DataFrame:
+def read_csv(path: Path, name: str) -> pl.DataFrame:
     with path.open("rb") as handle:
         head = handle.read(4096)
     if head.startswith(_UTF16_BOMS) or b"\x00" in head:
@@ -188,7 +188,7 @@ def _read_csv(path: Path, name: str) -> pl.DataFrame:
         raise RejectedInput(name, "is empty") from exc
     except Exception as exc:
         raise _csv_shape_error(path, name) or RejectedInput(
-            name, f"is not a readable CSV file: {_first_line(exc)}"
+            name, f"is not a readable CSV file: {first_line(exc)}"
         ) from exc
 
 
@@ -238,7 +238,7 @@ def _typed_frame(raw: pl.DataFrame, name: str) -> pl.DataFrame:
         if column not in raw.columns:
             columns.append(pl.lit(None, dtype=_polars_type(kind)).alias(column))
             continue
-        columns.append(_typed_column(raw, column, kind, name))
+        columns.append(typed_column(raw, column, kind, name))
     extensions = (
         pl.struct([_as_text(raw, column) for column in extras]).struct.json_encode()
         if extras
@@ -247,11 +247,11 @@ def _typed_frame(raw: pl.DataFrame, name: str) -> pl.DataFrame:
     typed = raw.select(*columns, extensions.alias(EXTENSIONS_COLUMN))
     for column, kind in FOCUS_COLUMNS.items():
         if column in raw.columns:
-            _report_unparsed(raw, typed, column, kind, name)
+            report_unparsed(raw, typed, column, kind, name)
     return typed
 
 
-def _typed_column(raw: pl.DataFrame, column: str, kind: Kind, name: str) -> pl.Expr:
+def typed_column(raw: pl.DataFrame, column: str, kind: Kind, name: str) -> pl.Expr:
     dtype = raw.schema[column]
     source = pl.col(column)
     if kind is Kind.DECIMAL:
@@ -269,7 +269,7 @@ def _typed_column(raw: pl.DataFrame, column: str, kind: Kind, name: str) -> pl.E
         if dtype == pl.Date:
             return source.cast(TIMESTAMP).alias(column)
         text = source.cast(pl.String).str.strip_chars()
-        parsed = [text.str.to_datetime(fmt, strict=False, time_zone="UTC", time_unit="us") for fmt in _DATETIME_FORMATS]
+        parsed = [text.str.to_datetime(fmt, strict=False, time_zone="UTC", time_unit="us") for fmt in DATETIME_FORMATS]
         return pl.coalesce(parsed).dt.replace_time_zone(None).alias(column)
     return _as_text(raw, column).alias(column)
 
@@ -282,7 +282,7 @@ def _as_text(raw: pl.DataFrame, column: str) -> pl.Expr:
     return pl.col(column).cast(pl.String)
 
 
-def _report_unparsed(raw: pl.DataFrame, typed: pl.DataFrame, column: str, kind: Kind, name: str) -> None:
+def report_unparsed(raw: pl.DataFrame, typed: pl.DataFrame, column: str, kind: Kind, name: str) -> None:
     """Reject the file at the first value present in the file that did not parse."""
     if kind is Kind.STRING:
         return
@@ -295,7 +295,7 @@ def _report_unparsed(raw: pl.DataFrame, typed: pl.DataFrame, column: str, kind: 
         Kind.DATETIME: "an ISO 8601 UTC date-time such as 2026-09-01T00:00:00Z",
         Kind.JSON: "a JSON object",
     }[kind]
-    _reject_first(failed, raw[column], name, column, lambda value: f"{_shorten(value)!r} is not {expected}")
+    reject_first(failed, raw[column], name, column, lambda value: f"{shorten(value)!r} is not {expected}")
 
 
 def _check_rows(typed: pl.DataFrame, name: str, *, require_mandatory: bool) -> None:
@@ -326,7 +326,7 @@ def _check_rows(typed: pl.DataFrame, name: str, *, require_mandatory: bool) -> N
     ]
     for column, expr, reason in checks:
         failed = typed.select(expr.fill_null(False)).to_series()
-        _reject_first(
+        reject_first(
             failed,
             typed[column],
             name,
@@ -337,7 +337,7 @@ def _check_rows(typed: pl.DataFrame, name: str, *, require_mandatory: bool) -> N
         )
 
 
-def _reject_first(
+def reject_first(
     failed: pl.Series, values: pl.Series, name: str, column: str, describe: Callable[[object], str]
 ) -> None:
     """Reject the file at the first failing row, saying how many more rows fail the same way."""
@@ -349,12 +349,12 @@ def _reject_first(
     raise RejectedInput(name, describe(values[row]) + more, row=row + 1, column=column)
 
 
-def _shorten(value: object) -> str:
+def shorten(value: object) -> str:
     text = str(value)
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def _first_line(exc: Exception) -> str:
+def first_line(exc: Exception) -> str:
     return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
 
 

@@ -141,7 +141,7 @@ _DERIVED_SCHEMA: dict[str, pl.DataType] = {
     "_source_row": pl.Int64(),
 }
 
-_DATETIME_FORMATS = (
+DATETIME_FORMATS = (
     "%Y-%m-%dT%H:%M:%S%.fZ",
     "%Y-%m-%dT%H:%M:%SZ",
     "%Y-%m-%dT%H:%M:%S%.f%:z",
@@ -209,7 +209,7 @@ def _read_nested(path: Path, name: str) -> tuple[pl.DataFrame, str]:
         try:
             return pl.read_parquet(path), "Parquet"
         except Exception as exc:
-            raise RejectedInput(name, f"is not a readable Parquet file: {_first_line(exc)}") from exc
+            raise RejectedInput(name, f"is not a readable Parquet file: {first_line(exc)}") from exc
     if path.name.lower().endswith(".csv") or path.name.lower().endswith(".csv.gz"):
         raise RejectedInput(
             name,
@@ -217,12 +217,12 @@ def _read_nested(path: Path, name: str) -> tuple[pl.DataFrame, str]:
             "extract it as Parquet or newline-delimited JSON",
         )
     gzipped = magic.startswith(_GZIP_MAGIC)
-    with _decompressed(path, name, gzipped=gzipped) as plain:
+    with decompressed(path, name, gzipped=gzipped) as plain:
         return _read_ndjson(plain, name), "NDJSON gzip" if gzipped else "NDJSON"
 
 
 @contextmanager
-def _decompressed(path: Path, name: str, *, gzipped: bool) -> Iterator[Path]:
+def decompressed(path: Path, name: str, *, gzipped: bool) -> Iterator[Path]:
     """Yield a plain-text path; gzip is inflated to a temporary file with Python's gzip, which
     raises on a truncated stream where polars would silently return the rows before the break."""
     if not gzipped:
@@ -262,7 +262,7 @@ def _read_ndjson(path: Path, name: str) -> pl.DataFrame:
     except pl.exceptions.NoDataError:
         return pl.DataFrame()
     except Exception as exc:
-        raise RejectedInput(name, f"is not UTF-8 newline-delimited JSON: {_first_line(exc)}") from exc
+        raise RejectedInput(name, f"is not UTF-8 newline-delimited JSON: {first_line(exc)}") from exc
     text = lines.str.strip_chars_start("\ufeff").str.strip_chars()
     present = text.is_not_null() & (text != "")
     valid = text.str.starts_with("{") & text.str.json_path_match("$").is_not_null()
@@ -282,7 +282,7 @@ def _read_ndjson(path: Path, name: str) -> pl.DataFrame:
         row = int(numbered[_ROW][_first_failing_prefix(numbered["line"])])
         raise RejectedInput(
             name,
-            f"has a field whose JSON type differs from the rows before it ({_first_line(exc)})",
+            f"has a field whose JSON type differs from the rows before it ({first_line(exc)})",
             row=row + 1,
         ) from exc
     return pl.DataFrame({"decoded": decoded, _ROW: numbered[_ROW]}).unnest("decoded")
@@ -371,7 +371,7 @@ def _flatten(nested: pl.DataFrame, name: str) -> pl.DataFrame:
     for column, path, kind in checks:
         failed = frame[f"__text_{column}"].is_not_null() & frame[column].is_null()
         expected = _NUMBER_EXPECTED if kind is Kind.DECIMAL else "a timestamp such as 2024-05-01 07:00:00 UTC"
-        _reject_first(failed, frame[f"__text_{column}"], frame, name, path, lambda v, e=expected: f"{v!r} is not {e}")
+        reject_first(failed, frame[f"__text_{column}"], frame, name, path, lambda v, e=expected: f"{v!r} is not {e}")
     frame = frame.drop([f"__text_{column}" for column, _, _ in checks])
     _check_required_and_codes(frame, name)
 
@@ -437,7 +437,7 @@ def _timestamp(text: pl.Expr) -> pl.Expr:
         .str.replace(r"([+-]\d{2})$", "${1}:00")
     )
     parsed = pl.coalesce(
-        [iso.str.to_datetime(fmt, strict=False, time_zone="UTC", time_unit="us") for fmt in _DATETIME_FORMATS]
+        [iso.str.to_datetime(fmt, strict=False, time_zone="UTC", time_unit="us") for fmt in DATETIME_FORMATS]
     ).dt.replace_time_zone(None)
     epoch_micros = (_decimal(text) * 1_000_000).cast(pl.Int64, strict=False)
     return pl.coalesce(parsed, pl.from_epoch(epoch_micros, time_unit="us"))
@@ -456,9 +456,9 @@ def _billing_period(month: pl.Expr) -> list[pl.Expr]:
 def _check_required_and_codes(frame: pl.DataFrame, name: str) -> None:
     for path in REQUIRED_FIELDS:
         column = _column_of(path)
-        _reject_first(frame[column].is_null(), frame[column], frame, name, path, lambda _: "is required and empty")
+        reject_first(frame[column].is_null(), frame[column], frame, name, path, lambda _: "is required and empty")
     month = frame["invoice_month"]
-    _reject_first(
+    reject_first(
         ~month.str.contains(r"^\d{4}(0[1-9]|1[0-2])$"),
         month,
         frame,
@@ -466,7 +466,7 @@ def _check_required_and_codes(frame: pl.DataFrame, name: str) -> None:
         "invoice.month",
         lambda value: f"{value!r} is not a month as YYYYMM",
     )
-    _reject_first(
+    reject_first(
         frame["cost_type"].is_not_null() & ~frame["cost_type"].is_in(COST_TYPES),
         frame["cost_type"],
         frame,
@@ -474,7 +474,7 @@ def _check_required_and_codes(frame: pl.DataFrame, name: str) -> None:
         "cost_type",
         lambda value: f"{value!r} is not one of {', '.join(COST_TYPES)}",
     )
-    _reject_first(
+    reject_first(
         (frame["usage_end_time"] < frame["usage_start_time"]).fill_null(False),
         frame["usage_end_time"],
         frame,
@@ -488,7 +488,7 @@ def _column_of(path: str) -> str:
     return next(column for column, field_path in _PATHS.items() if field_path == path)
 
 
-def _reject_first(
+def reject_first(
     failed: pl.Series, values: pl.Series, frame: pl.DataFrame, name: str, column: str, describe: Callable[[object], str]
 ) -> None:
     """Reject the file at the first failing row, saying how many more rows fail the same way."""
@@ -608,7 +608,7 @@ def _credits(nested: pl.DataFrame, name: str) -> pl.DataFrame:
         amount_text.alias("amount_text"),
         _typed(pl.col("amount"), exploded.schema["amount"], amount_text, Kind.DECIMAL).alias("amount"),
     )
-    _reject_first(
+    reject_first(
         credits["amount_text"].is_not_null() & credits["amount"].is_null(),
         credits["amount_text"],
         credits,
@@ -723,5 +723,5 @@ def _extra(nested: pl.DataFrame) -> pl.Expr:
     return pl.struct(pl.col(unknown)).struct.json_encode()
 
 
-def _first_line(exc: Exception) -> str:
+def first_line(exc: Exception) -> str:
     return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__

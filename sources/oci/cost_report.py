@@ -27,7 +27,7 @@ import polars as pl
 from sources.delivery import Delivery, ParsedDelivery
 from sources.errors import RejectedInput
 from sources.focus.columns import DECIMAL_PRECISION, DECIMAL_SCALE
-from sources.focus.reader import _DATETIME_FORMATS, _decompressed, _read_csv, _reject_first, _shorten
+from sources.focus.reader import DATETIME_FORMATS, decompressed, read_csv, reject_first, shorten
 
 DECIMAL = pl.Decimal(DECIMAL_PRECISION, DECIMAL_SCALE)
 TIMESTAMP = pl.Datetime("us")
@@ -106,7 +106,7 @@ def parse_cost_report_delivery(delivery: Delivery) -> ParsedDelivery:
 def read_cost_report(path: Path, *, source_file: str | None = None) -> pl.DataFrame:
     """Parse and validate one cost report file; raises RejectedInput naming the file, row and column."""
     name = source_file or str(path)
-    raw = _read_raw(path, name)
+    raw = read_raw(path, name)
     if raw.height == 0:
         raise RejectedInput(name, "the file has a header but no data rows")
     report_columns, tag_columns, extra_columns = _classify_headers(raw.columns, name)
@@ -131,7 +131,7 @@ def read_cost_report(path: Path, *, source_file: str | None = None) -> pl.DataFr
     return typed.select(output_schema().keys())
 
 
-def _read_raw(path: Path, name: str) -> pl.DataFrame:
+def read_raw(path: Path, name: str) -> pl.DataFrame:
     try:
         with path.open("rb") as handle:
             magic = handle.read(4)
@@ -139,8 +139,8 @@ def _read_raw(path: Path, name: str) -> pl.DataFrame:
         raise RejectedInput(name, f"cannot be opened: {exc.strerror or exc}") from exc
     if magic.startswith(_PARQUET_MAGIC):
         raise RejectedInput(name, "is a Parquet file; OCI cost reports are CSV or CSV.gz")
-    with _decompressed(path, name, gzipped=magic.startswith(_GZIP_MAGIC)) as csv_path:
-        return _read_csv(csv_path, name)
+    with decompressed(path, name, gzipped=magic.startswith(_GZIP_MAGIC)) as csv_path:
+        return read_csv(csv_path, name)
 
 
 def _classify_headers(headers: list[str], name: str) -> tuple[dict[str, str], dict[str, str], dict[str, str]]:
@@ -177,7 +177,7 @@ def _typed(header: str, file_header: str | None) -> pl.Expr:
     if isinstance(dtype, pl.Decimal):
         return text.cast(DECIMAL, strict=False).alias(column)
     if isinstance(dtype, pl.Datetime):
-        parsed = [text.str.to_datetime(fmt, strict=False, time_zone="UTC", time_unit="us") for fmt in _DATETIME_FORMATS]
+        parsed = [text.str.to_datetime(fmt, strict=False, time_zone="UTC", time_unit="us") for fmt in DATETIME_FORMATS]
         return pl.coalesce(parsed).dt.replace_time_zone(None).alias(column)
     if header in BOOLEAN_COLUMNS:
         return text.str.to_lowercase().alias(column)
@@ -206,7 +206,7 @@ def _check_values(raw: pl.DataFrame, typed: pl.DataFrame, report_columns: dict[s
     """Reject the file at the first value that is missing where required or that did not parse."""
     for header in REQUIRED_COLUMNS:
         column = REPORT_COLUMNS[header][0]
-        _reject_first(
+        reject_first(
             typed[column].is_null() & raw[report_columns[header]].is_null(),
             raw[report_columns[header]],
             name,
@@ -222,31 +222,31 @@ def _check_values(raw: pl.DataFrame, typed: pl.DataFrame, report_columns: dict[s
             expected = "an ISO 8601 UTC date-time such as 2023-11-13T10:00Z"
         elif header in BOOLEAN_COLUMNS:
             expected = "true or false"
-            _reject_first(
+            reject_first(
                 typed[column].is_not_null() & ~typed[column].is_in(["true", "false"]),
                 values,
                 name,
                 header,
-                lambda value, expected=expected: f"{_shorten(value)!r} is not {expected}",
+                lambda value, expected=expected: f"{shorten(value)!r} is not {expected}",
             )
             continue
         else:
             continue
-        _reject_first(
+        reject_first(
             values.is_not_null() & typed[column].is_null(),
             values,
             name,
             header,
-            lambda value, expected=expected: f"{_shorten(value)!r} is not {expected}",
+            lambda value, expected=expected: f"{shorten(value)!r} is not {expected}",
         )
-    _reject_first(
+    reject_first(
         ~typed["cost_currency_code"].str.contains(_CURRENCY_CODE).fill_null(True),
         typed["cost_currency_code"],
         name,
         "cost/currencyCode",
-        lambda value: f"{_shorten(value)!r} is not an ISO 4217 currency code such as USD",
+        lambda value: f"{shorten(value)!r} is not an ISO 4217 currency code such as USD",
     )
-    _reject_first(
+    reject_first(
         (typed["line_item_interval_usage_end"] < typed["line_item_interval_usage_start"]).fill_null(False),
         typed["line_item_interval_usage_end"],
         name,

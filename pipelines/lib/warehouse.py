@@ -158,25 +158,18 @@ def load_delivery(
     load_id = str(uuid.uuid4())
     loaded_at = datetime.now(UTC).replace(tzinfo=None)
     names = list(table.columns)
-    quoted = ", ".join(f'"{name}"' for name in names)
     account, period = (f'"{column}"' for column in table.restatement_key)
     replaced_rows = (
         "true"
         if table.snapshot
         else f"({account}, {period}) IN (SELECT DISTINCT {account}, {period} FROM incoming_delivery)"
     )
-    con.register("incoming_delivery", frame.select(names).to_arrow())
-    try:
-        con.begin()
+    with _staged(con, "incoming_delivery", frame.select(names)):
         replaced_loads = [
             row[0]
             for row in con.execute(f"SELECT DISTINCT _load_id FROM {table.name} WHERE {replaced_rows}").fetchall()
         ]
-        replaced = con.execute(f"DELETE FROM {table.name} WHERE {replaced_rows}").fetchone()[0]
-        con.execute(
-            f"INSERT INTO {table.name} ({quoted}, _load_id, _ingested_at) SELECT {quoted}, ?, ? FROM incoming_delivery",
-            [load_id, loaded_at],
-        )
+        replaced = _replace_rows(con, table.name, names, replaced_rows, "incoming_delivery", load_id, loaded_at)
         con.execute(
             f"""
             INSERT INTO audit.load_totals
@@ -215,12 +208,6 @@ def load_delivery(
                 """,
                 [load_id, replaced_loads],
             )
-        con.commit()
-    except BaseException:
-        con.rollback()
-        raise
-    finally:
-        con.unregister("incoming_delivery")
     return _outcome_of(con, load_id, status="loaded")
 
 
@@ -338,27 +325,46 @@ def load_reference_rows(
     load_id = str(uuid.uuid4())
     loaded_at = datetime.now(UTC).replace(tzinfo=None)
     names = list(table.columns)
-    quoted = ", ".join(f'"{name}"' for name in names)
     key = ", ".join(f'"{column}"' for column in table.replace_key)
-    con.register("incoming_reference", frame.select(names).to_arrow())
-    try:
-        con.begin()
-        replaced = con.execute(
-            f"DELETE FROM {table.name} WHERE ({key}) IN (SELECT DISTINCT {key} FROM incoming_reference)"
-        ).fetchone()[0]
-        con.execute(
-            f"INSERT INTO {table.name} ({quoted}, _load_id, _ingested_at) "
-            f"SELECT {quoted}, ?, ? FROM incoming_reference",
-            [load_id, loaded_at],
-        )
+    replaced_keys = f"({key}) IN (SELECT DISTINCT {key} FROM incoming_reference)"
+    with _staged(con, "incoming_reference", frame.select(names)):
+        replaced = _replace_rows(con, table.name, names, replaced_keys, "incoming_reference", load_id, loaded_at)
         con.execute(
             "INSERT INTO audit.loads VALUES (?, ?, ?, ?, ?, 'loaded', ?, ?, '[]', '{}', ?, ?, NULL)",
             [load_id, source, table.name, delivery, sha256, frame.height, replaced, format_version, loaded_at],
         )
+    return _outcome_of(con, load_id, status="loaded")
+
+
+@contextmanager
+def _staged(con: duckdb.DuckDBPyConnection, view: str, frame: pl.DataFrame) -> Iterator[None]:
+    """`frame` visible to SQL as `view` inside one transaction: committed whole, or rolled back whole."""
+    con.register(view, frame.to_arrow())
+    try:
+        con.begin()
+        yield
         con.commit()
     except BaseException:
         con.rollback()
         raise
     finally:
-        con.unregister("incoming_reference")
-    return _outcome_of(con, load_id, status="loaded")
+        con.unregister(view)
+
+
+def _replace_rows(
+    con: duckdb.DuckDBPyConnection,
+    table_name: str,
+    names: list[str],
+    replaced_where: str,
+    view: str,
+    load_id: str,
+    loaded_at: datetime,
+) -> int:
+    """Delete the rows `replaced_where` selects, insert the staged view's rows; the number deleted."""
+    quoted = ", ".join(f'"{name}"' for name in names)
+    replaced = con.execute(f"DELETE FROM {table_name} WHERE {replaced_where}").fetchone()[0]
+    con.execute(
+        f"INSERT INTO {table_name} ({quoted}, _load_id, _ingested_at) SELECT {quoted}, ?, ? FROM {view}",
+        [load_id, loaded_at],
+    )
+    return replaced

@@ -1,0 +1,10 @@
+"""Every market-price feed the project knows. The Dagster assets, the raw tables and the CLI come from this list."""
+
+from __future__ import annotations
+
+from sources.prices import lambda_cloud
+from sources.prices.offers import PriceFeed
+
+PRICE_FEEDS: tuple[PriceFeed, ...] = (lambda_cloud.FEED,)
+
+FEEDS_BY_NAME = {feed.name: feed for feed in PRICE_FEEDS}

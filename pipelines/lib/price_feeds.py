@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from sources.prices import lambda_cloud
+from sources.prices import azure_retail, gcp_catalog, lambda_cloud
 from sources.prices.offers import PriceFeed
 
-PRICE_FEEDS: tuple[PriceFeed, ...] = (lambda_cloud.FEED,)
+PRICE_FEEDS: tuple[PriceFeed, ...] = (lambda_cloud.FEED, azure_retail.FEED, gcp_catalog.FEED)
 
 FEEDS_BY_NAME = {feed.name: feed for feed in PRICE_FEEDS}

@@ -9,6 +9,8 @@
 
 {%- set feeds = [
     'lambda',
+    'azure_retail',
+    'gcp_catalog',
 ] -%}
 
 with

@@ -101,6 +101,18 @@ def test_pages_are_followed_with_the_key_sent_but_never_stored(tmp_path, catalog
     ]
 
 
+def test_paging_is_bounded_and_an_empty_last_page_ends_it(tmp_path, catalog, monkeypatch):
+    monkeypatch.setattr(gcp_catalog, "MAX_PAGES", 2)
+    catalog.route(ROUTE, Reply(PAGE_1))
+    with pytest.raises(FetchError, match="more than 2 pages of SKUs") as error:
+        gcp_catalog.fetch(_client()[0], PayloadStore(tmp_path / "endless"), KEY)
+    assert len(catalog.requests) == 2 and KEY not in str(error.value)
+    catalog.route(ROUTE, Reply(PAGE_1), Reply(b"{}"))
+    store = PayloadStore(tmp_path / "ends")
+    gcp_catalog.fetch(_client()[0], store, KEY)
+    assert len(store.payloads) == 2 and len(catalog.requests) == 4
+
+
 def test_without_a_key_the_feed_is_skipped_before_any_request(tmp_path, catalog, monkeypatch):
     monkeypatch.delenv(gcp_catalog.API_KEY_ENV)
     home = FinopsHome(tmp_path / "home").ensure()

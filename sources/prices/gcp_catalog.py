@@ -62,13 +62,14 @@ def fetch(client: HttpClient, store: PayloadStore, api_key: str | None) -> None:
 
 
 def _document(content: bytes, url: str) -> dict:
+    """A page of SKUs. `{}` is an empty last page (proto3 JSON omits empty fields); other shapes are refused."""
     try:
         document = json.loads(content)
     except (json.JSONDecodeError, UnicodeDecodeError) as error:
         raise LayoutChanged(f"{PROVIDER} Billing Catalog: {url}: not JSON ({error})") from error
     if not isinstance(document, dict) or not isinstance(document.get("skus", []), list):
         raise LayoutChanged(f"{PROVIDER} Billing Catalog: {url}: no `skus` list in the response")
-    if "skus" not in document and "nextPageToken" not in document:
+    if document and "skus" not in document and "nextPageToken" not in document:
         raise LayoutChanged(f"{PROVIDER} Billing Catalog: {url}: neither `skus` nor `nextPageToken` in the response")
     return document
 

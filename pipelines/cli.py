@@ -286,6 +286,17 @@ def _print_summary(home: FinopsHome) -> None:
             order by sum(effective_cost) desc
             """
         ).fetchall()
+        market = con.execute(
+            """
+            with newest as (select max(price_date) as day from marts.fct_gpu_price_index)
+            select price_date, pricing_model, provider_class, min_price_per_gpu_hour_usd,
+                   median_price_per_gpu_hour_usd, offers
+            from marts.fct_gpu_price_index, newest
+            where gpu_model = 'H100' and pricing_model in ('on_demand', 'spot')
+              and price_date in (newest.day, newest.day - interval 30 day)
+            order by price_date desc, pricing_model, provider_class
+            """
+        ).fetchall()
     print("\nGPU FinOps summary (effective cost: amortized, after discounts and commitments)")
     for currency, spend, gpu_spend in totals:
         share = f" ({gpu_spend / spend:.0%} of the bill)" if spend and gpu_spend else ""
@@ -305,6 +316,18 @@ def _print_summary(home: FinopsHome) -> None:
         for provider, currency, spend, hours in providers
     ]
     print(_table(["provider", "currency", "GPU spend", "GPU-hours", "per GPU-hour"], rows))
+    if market:
+        newest = market[0][0]
+        print(f"\nMarket price of an H100-hour (USD, cheapest / median), {newest} and 30 days earlier")
+        print(
+            _table(
+                ["day", "pricing model", "provider class", "cheapest", "median", "offers"],
+                [
+                    [str(day), model, klass, _money(low), _money(mid), str(n)]
+                    for day, model, klass, low, mid, n in market
+                ],
+            )
+        )
     print(f"\nWarehouse: {home.warehouse}\nDocs site: {home.docs / 'index.html'}")
     print('Try: gpu-finops sql "select * from marts.fct_gpu_spend_daily limit 5"')
 

@@ -10,6 +10,9 @@ the instance type is resolved to a GPU through the `gpu_instance_types` seed in 
 from __future__ import annotations
 
 import re
+from typing import Any
+
+from sources.prices.offers import LayoutChanged, Payload
 
 PROVIDER = "AWS"
 
@@ -25,3 +28,14 @@ _ACCELERATOR = re.compile(ACCELERATOR_FAMILY)
 
 def is_accelerator_type(instance_type: str) -> bool:
     return bool(_ACCELERATOR.match(instance_type))
+
+
+def json_document(payload: Payload) -> dict[str, Any]:
+    """The payload's JSON object; anything else is a LayoutChanged naming AWS and the URL."""
+    try:
+        document = payload.json()
+    except LayoutChanged as error:
+        raise LayoutChanged(f"{PROVIDER}: {error}") from error
+    if not isinstance(document, dict):
+        raise LayoutChanged(f"{PROVIDER}: {payload.source_url}: not a JSON object")
+    return document

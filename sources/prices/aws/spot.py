@@ -15,7 +15,7 @@ from decimal import Decimal, InvalidOperation
 import polars as pl
 
 from sources.http import HttpClient, base_url
-from sources.prices.aws import PROVIDER, is_accelerator_type
+from sources.prices.aws import PROVIDER, is_accelerator_type, json_document
 from sources.prices.offers import LayoutChanged, Payload, PayloadStore, PriceFeed, offers_frame
 
 BASE_URL_ENV = "FINOPS_AWS_SPOT_BASE_URL"
@@ -55,7 +55,7 @@ def parse(payloads: list[Payload], observed_at: datetime) -> pl.DataFrame:
 def _linux_prices(payload: Payload):
     """(region, size, price, currency) of every GPU/accelerator size with a Linux spot price."""
     url = payload.source_url
-    config = _mapping(payload.json(), "config", url)
+    config = _mapping(json_document(payload), "config", url)
     if LINUX not in (config.get("valueColumns") or []):
         raise LayoutChanged(f"{PROVIDER}: {url}: config.valueColumns has no {LINUX!r} column")
     regions = config.get("regions")

@@ -15,7 +15,7 @@ from decimal import Decimal
 import polars as pl
 
 from sources.http import HttpClient, base_url
-from sources.prices.aws import PROVIDER, is_accelerator_type
+from sources.prices.aws import PROVIDER, is_accelerator_type, json_document
 from sources.prices.offers import MONEY, LayoutChanged, Payload, PayloadStore, PriceFeed
 
 BASE_URL_ENV = "FINOPS_AWS_SPOT_ADVISOR_BASE_URL"
@@ -50,9 +50,7 @@ def parse(payloads: list[Payload], observed_at: datetime) -> pl.DataFrame:
     columns: dict[str, list] = {name: [] for name in ADVISOR_SCHEMA}
     for payload in payloads:
         url = payload.source_url
-        document = payload.json()
-        if not isinstance(document, dict):
-            raise LayoutChanged(f"{PROVIDER}: {url}: not a Spot Advisor document")
+        document = json_document(payload)
         bands = _bands(document.get("ranges"), url)
         advice = document.get("spot_advisor")
         if not isinstance(advice, dict) or not advice:

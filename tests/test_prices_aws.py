@@ -31,6 +31,8 @@ PRICE_LIST_PATH = "/offers/v1.0/aws/AmazonEC2/current/{}/index.csv"
 log = logging.getLogger("test")
 DAY_1 = date(2026, 10, 30)
 DAY_2 = date(2026, 10, 31)
+_CAUTIOUS = ("--indirect-selection", "cautious")
+"""Run only tests whose every parent is selected (not the seeds' tests that also read other models)."""
 
 
 def _client(**overrides) -> tuple[HttpClient, list[float]]:
@@ -45,7 +47,7 @@ def _csv(region: str) -> bytes:
 
 def _refresh(home: FinopsHome, feed, day: date, client: HttpClient):
     with connect(home.warehouse) as con:
-        return refresh_price_feed(home, con, feed, day, offline=False, log=log, client=client)
+        return refresh_price_feed(home, con, feed, [day], offline=False, log=log, client=client, today=day)
 
 
 @pytest.fixture
@@ -301,20 +303,19 @@ def test_spot_advisor_layout_changes_fail_loudly(tmp_path, edit, message):
 
 
 def test_offline_captures_load_and_build_the_aws_staging_models(tmp_path):
-    """Both bundled days load; the dbt sources, stg_prices__observations and stg_aws__spot_advisor build and test."""
+    """Both bundled days load; the AWS sources, staging models and int_prices__gpu_offers build and test."""
     home = FinopsHome(tmp_path / "home").ensure()
     with connect(home.warehouse) as con:
         ensure_raw_tables(con)
-        for day in (date(2026, 9, 1), date(2026, 10, 31)):
-            for feed in (price_list.FEED, spot.FEED, spot_advisor.FEED):
-                refresh_price_feed(home, con, feed, day, offline=True, log=log)
+        for feed in (price_list.FEED, spot.FEED, spot_advisor.FEED):
+            refresh_price_feed(home, con, feed, [date(2026, 9, 1), date(2026, 10, 31)], offline=True, log=log)
     dbt = Path(sys.executable).parent / "dbt"
     selection = (
         "source:prices.aws_price_list source:prices.aws_spot source:prices.aws_spot_advisor "
-        "stg_prices__observations stg_aws__spot_advisor"
+        "stg_aws__spot_advisor +int_prices__gpu_offers"
     )
     result = subprocess.run(
-        [str(dbt), "build", "--select", *selection.split(), "--target-path", str(tmp_path / "t")],
+        [str(dbt), "build", "--select", *selection.split(), *_CAUTIOUS, "--target-path", str(tmp_path / "t")],
         cwd=DBT_PROJECT_DIR,
         env=os.environ | {"FINOPS_HOME": str(home.root)},
         capture_output=True,
@@ -341,6 +342,18 @@ def test_offline_captures_load_and_build_the_aws_staging_models(tmp_path):
         (date(2026, 9, 1), "aws_spot", Decimal("24.768")),
         (date(2026, 10, 31), "aws_price_list", Decimal("55.04")),
         (date(2026, 10, 31), "aws_spot", Decimal("22.912")),
+    ]
+    offers = _staging_relation(home, "int_prices__gpu_offers")
+    # 8 H100s from the seed: $55.04 / 8 = $6.88 per GPU-hour; the 1-year All Upfront reservation spreads
+    # $301,600 over 8,760 h = $34.429223744292 per instance-hour (12 decimals).
+    assert query(
+        home.warehouse,
+        f"select pricing_model, gpu_model, price_per_instance_hour, price_per_gpu_hour from {offers} "
+        "where feed = 'aws_price_list' and price_day = '2026-10-31' and region = 'us-east-1' "
+        "and instance_type = 'p5.48xlarge' and (pricing_model = 'on_demand' or upfront_price = 301600) order by all",
+    ) == [
+        ("on_demand", "H100", Decimal("55.04"), Decimal("6.88")),
+        ("reserved_1y", "H100", Decimal("34.429223744292"), Decimal("4.303652968037")),
     ]
 
 

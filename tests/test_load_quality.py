@@ -6,7 +6,7 @@ The bad delivery is one the parser accepts (its values parse) but the suite must
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import dagster as dg
@@ -148,7 +148,7 @@ def test_freshness_late_on_time_and_never_delivered(home: FinopsHome, tmp_path: 
     assert on_time.expected_by == on_time.last_delivery + timedelta(days=2)
     assert (never.status, never.late, never.last_delivery) == ("never delivered", None, None)
     assert (late.status, late.late) == ("late", True)
-    assert late.checked_at - late.expected_by > timedelta(hours=23)
+    assert datetime.now(UTC).replace(tzinfo=None) - late.expected_by > timedelta(hours=23)
 
     # In Dagster: the ingest asset finds nothing new, and the delivery check warns without blocking.
     result = run_focus(home, build_delivery_freshness_check(FOCUS))

@@ -4,7 +4,8 @@ Each billing source declares `delivery_cadence`, the longest expected gap betwee
 `audit.delivery_cadence` holds those declarations (rewritten from the registry whenever the view is
 ensured) and the view `audit.freshness` compares them with the last load in `audit.loads`:
 a source is late once its last delivery plus its cadence lies in the past. A source that never
-delivered is `never delivered` (an organisation need not use every source), not late.
+delivered is `never delivered` (an organisation need not use every source), not late. The view shows
+no clock time of its own, so the warehouse's contents only change when a delivery does.
 """
 
 from __future__ import annotations
@@ -49,8 +50,7 @@ SELECT
         WHEN l.last_delivery + c.delivery_cadence < n.checked_at THEN 'late'
         ELSE 'on time'
     END AS status,
-    coalesce(l.loads, 0) AS loads,
-    n.checked_at
+    coalesce(l.loads, 0) AS loads
 FROM audit.delivery_cadence AS c
 CROSS JOIN now_utc AS n
 LEFT JOIN last_load AS l USING (source)
@@ -67,7 +67,6 @@ class Freshness:
     late: bool | None
     status: str
     loads: int
-    checked_at: datetime
 
 
 def ensure_freshness_view(con: duckdb.DuckDBPyConnection, sources: Iterable[DeliveredSource]) -> None:
@@ -95,7 +94,7 @@ def ensure_freshness_view(con: duckdb.DuckDBPyConnection, sources: Iterable[Deli
 
 def source_freshness(con: duckdb.DuckDBPyConnection, source: str) -> Freshness | None:
     row = con.execute(
-        "SELECT source, raw_table, delivery_cadence, last_delivery, expected_by, late, status, loads, checked_at "
+        "SELECT source, raw_table, delivery_cadence, last_delivery, expected_by, late, status, loads "
         "FROM audit.freshness WHERE source = ?",
         [source],
     ).fetchone()

@@ -9,6 +9,8 @@
 
 {%- set feeds = [
     'lambda',
+    'aws_price_list',
+    'aws_spot',
     'azure_retail',
     'gcp_catalog',
 ] -%}

@@ -26,6 +26,8 @@ PAGE_1 = (FIXTURES / "eastus-page-1.json").read_bytes()
 PAGE_2 = (FIXTURES / "eastus-page-2.json").read_bytes()
 ROUTE = azure_retail.PATH
 log = logging.getLogger("test")
+DAY_1, DAY_2 = date(2026, 10, 30), date(2026, 10, 31)
+"""Two consecutive capture days; each is 'today' when fetched (providers publish current prices only)."""
 
 # By hand from the two fixture pages: the Windows meter, the DevTestConsumption price and the
 # zero-priced T4 spot meter are dropped; the A100's on-demand row carries two savings-plan rates.
@@ -69,7 +71,7 @@ def test_pages_are_followed_in_order_and_loaded_as_published(tmp_path, monkeypat
         server.route(ROUTE, Reply(PAGE_1), Reply(PAGE_2))
         monkeypatch.setenv(azure_retail.BASE_URL_ENV, server.url)
         with connect(home.warehouse) as con:
-            load = refresh_price_feed(home, con, azure_retail.FEED, date(2026, 10, 30), offline=False, log=log)
+            load = refresh_price_feed(home, con, azure_retail.FEED, [DAY_1], offline=False, log=log, today=DAY_1)
     first, second = (_query(request.path) for request in server.requests)
     assert len(server.requests) == 2
     assert first["api-version"] == ["2023-01-01-preview"] and "$skip" not in first
@@ -85,7 +87,7 @@ def test_pages_are_followed_in_order_and_loaded_as_published(tmp_path, monkeypat
         "select distinct provider, currency, offer_statistic, gpu_name, gpu_count, region from raw.price_observations",
     )
     assert rows == [("Microsoft", "USD", "list", None, None, "eastus")]
-    stored = sorted(path.name for path in load.payload_folder.iterdir())
+    stored = sorted(path.name for path in load.captures[0].iterdir())
     assert stored == ["eastus-page-001.json.gz", "eastus-page-002.json.gz", "index.json"]
 
 
@@ -170,14 +172,14 @@ def test_a_failed_day_keeps_the_previous_days_prices(tmp_path, monkeypatch, east
         server.route(ROUTE, Reply(PAGE_1), Reply(PAGE_2))
         monkeypatch.setenv(azure_retail.BASE_URL_ENV, server.url)
         with connect(home.warehouse) as con:
-            refresh_price_feed(home, con, azure_retail.FEED, date(2026, 10, 30), offline=False, log=log)
+            refresh_price_feed(home, con, azure_retail.FEED, [DAY_1], offline=False, log=log, today=DAY_1)
         before = table_fingerprint(home.warehouse)
         server.route(ROUTE, Reply(PAGE_1), Reply(b'{"Items": [{"armSkuName": "Standard_NC24ads_A100_v4"'))
         with connect(home.warehouse) as con, pytest.raises(LayoutChanged, match="not JSON"):
-            refresh_price_feed(home, con, azure_retail.FEED, date(2026, 10, 31), offline=False, log=log)
+            refresh_price_feed(home, con, azure_retail.FEED, [DAY_2], offline=False, log=log, today=DAY_2)
     assert table_fingerprint(home.warehouse) == before
     assert _offers(home.warehouse) == EXPECTED
-    assert not home.price_payloads("azure_retail", date(2026, 10, 31)).exists(), "no partial capture is kept"
+    assert not home.price_payloads("azure_retail", DAY_2).exists(), "no partial capture is kept"
 
 
 def _item(**fields) -> dict:
@@ -227,7 +229,7 @@ def test_the_bundled_captures_load_offline(tmp_path):
     home = FinopsHome(tmp_path / "home").ensure()
     with connect(home.warehouse) as con:
         for day in (date(2026, 9, 1), date(2026, 10, 31)):
-            refresh_price_feed(home, con, azure_retail.FEED, day, offline=True, log=log)
+            refresh_price_feed(home, con, azure_retail.FEED, [day], offline=True, log=log)
     rows = query(
         home.warehouse,
         "select price_day, price from raw.price_observations where feed = 'azure_retail' and region = 'eastus' "

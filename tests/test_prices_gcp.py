@@ -28,6 +28,8 @@ PAGE_2 = (FIXTURES / "skus-page-2.json").read_bytes()
 ROUTE = gcp_catalog.PATH
 KEY = "AIzaSyTEST-secret-4f9a8b7c6d5e"
 log = logging.getLogger("test")
+DAY_1, DAY_2 = date(2026, 10, 30), date(2026, 10, 31)
+"""Two consecutive capture days; each is 'today' when fetched (providers publish current prices only)."""
 
 # By hand from the fixture pages: the A2 vCPU SKU (resourceGroup CPU) and the L4 Virtual Workstation
 # licence are dropped; each GPU SKU becomes one row per service region, at units + nanos / 1e9 per GPU-hour.
@@ -74,7 +76,7 @@ def test_pages_are_followed_with_the_key_sent_but_never_stored(tmp_path, catalog
     home = FinopsHome(tmp_path / "home").ensure()
     catalog.route(ROUTE, Reply(PAGE_1), Reply(PAGE_2))
     with connect(home.warehouse) as con:
-        load = refresh_price_feed(home, con, gcp_catalog.FEED, date(2026, 10, 30), offline=False, log=log)
+        load = refresh_price_feed(home, con, gcp_catalog.FEED, [DAY_1], offline=False, log=log, today=DAY_1)
     sent = [parse_qs(urlsplit(request.path).query) for request in catalog.requests]
     assert sent == [
         {"pageSize": ["5000"], "key": [KEY]},
@@ -93,8 +95,8 @@ def test_pages_are_followed_with_the_key_sent_but_never_stored(tmp_path, catalog
         (f"{catalog.url}{ROUTE}?pageSize=5000",),
         (f"{catalog.url}{ROUTE}?pageSize=5000&pageToken=tok-page-2",),
     ]
-    assert KEY not in _stored_text(load.payload_folder)
-    assert sorted(path.name for path in load.payload_folder.iterdir()) == [
+    assert KEY not in _stored_text(load.captures[0])
+    assert sorted(path.name for path in load.captures[0].iterdir()) == [
         "index.json",
         "skus-page-001.json.gz",
         "skus-page-002.json.gz",
@@ -118,7 +120,7 @@ def test_without_a_key_the_feed_is_skipped_before_any_request(tmp_path, catalog,
     home = FinopsHome(tmp_path / "home").ensure()
     catalog.route(ROUTE, Reply(PAGE_1))
     with connect(home.warehouse) as con, pytest.raises(MissingCredential, match="set GCP_API_KEY"):
-        refresh_price_feed(home, con, gcp_catalog.FEED, date(2026, 10, 30), offline=False, log=log)
+        refresh_price_feed(home, con, gcp_catalog.FEED, [DAY_1], offline=False, log=log, today=DAY_1)
     assert catalog.requests == []
 
 
@@ -165,16 +167,16 @@ def test_a_failed_day_keeps_the_previous_days_prices(tmp_path, catalog):
     home = FinopsHome(tmp_path / "home").ensure()
     catalog.route(ROUTE, Reply(PAGE_1), Reply(PAGE_2))
     with connect(home.warehouse) as con:
-        refresh_price_feed(home, con, gcp_catalog.FEED, date(2026, 10, 30), offline=False, log=log)
+        refresh_price_feed(home, con, gcp_catalog.FEED, [DAY_1], offline=False, log=log, today=DAY_1)
     before = table_fingerprint(home.warehouse)
     catalog.route(ROUTE, Reply(PAGE_1), Reply(b"upstream error", status=503))
     client, _ = _client(max_attempts=2)
     with connect(home.warehouse) as con, pytest.raises(FetchError, match=r"HTTP 503") as error:
-        refresh_price_feed(home, con, gcp_catalog.FEED, date(2026, 10, 31), offline=False, log=log, client=client)
+        refresh_price_feed(home, con, gcp_catalog.FEED, [DAY_2], offline=False, log=log, today=DAY_2, client=client)
     assert "pageToken=tok-page-2" in error.value.url and KEY not in str(error.value)
     assert table_fingerprint(home.warehouse) == before
     assert _offers(home.warehouse) == EXPECTED
-    assert not home.price_payloads("gcp_catalog", date(2026, 10, 31)).exists()
+    assert not home.price_payloads("gcp_catalog", DAY_2).exists()
 
 
 def _sku(description: str, usage: str = "OnDemand", **changes) -> dict:
@@ -231,7 +233,7 @@ def test_the_bundled_captures_load_offline(tmp_path, monkeypatch):
     home = FinopsHome(tmp_path / "home").ensure()
     with connect(home.warehouse) as con:
         for day in (date(2026, 9, 1), date(2026, 10, 31)):
-            refresh_price_feed(home, con, gcp_catalog.FEED, day, offline=True, log=log)
+            refresh_price_feed(home, con, gcp_catalog.FEED, [day], offline=True, log=log)
     rows = query(
         home.warehouse,
         "select price_day, price from raw.price_observations where feed = 'gcp_catalog' and region = 'us-east4' "

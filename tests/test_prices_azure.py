@@ -127,6 +127,13 @@ def test_each_configured_region_is_queried_in_turn(tmp_path, monkeypatch):
     assert ["armRegionName eq 'westeurope'" in filters[0], "armRegionName eq 'eastus'" in filters[1]] == [True, True]
 
 
+@pytest.mark.parametrize("value", ["eastus' or serviceName ne 'x", "East US"])
+def test_region_names_that_are_not_arm_names_are_refused(monkeypatch, value):
+    monkeypatch.setenv(azure_retail.REGIONS_ENV, f"westeurope,{value}")
+    with pytest.raises(ValueError, match="is not an Azure region name"):
+        azure_retail.regions()
+
+
 def test_429_is_retried_after_the_servers_delay(tmp_path, monkeypatch, eastus):
     with local_server() as server:
         server.route(ROUTE, Reply(b"busy", status=429, headers={"Retry-After": "4"}), Reply(PAGE_1), Reply(PAGE_2))

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from datetime import datetime
 from decimal import Decimal
 from urllib.parse import quote, urlencode, urlsplit
@@ -41,8 +42,14 @@ TERMS = {"1 Year": 1, "3 Years": 3}
 
 
 def regions() -> list[str]:
-    """Regions to query, from FINOPS_AZURE_PRICE_REGIONS (comma-separated ARM names) or the default."""
-    configured = [r.strip() for r in os.environ.get(REGIONS_ENV, "").split(",") if r.strip()]
+    """Regions to query, from FINOPS_AZURE_PRICE_REGIONS (comma-separated ARM names) or the default.
+
+    Names go into the OData filter, so only ARM region names (lower-case letters and digits) are accepted.
+    """
+    configured = list(dict.fromkeys(r.strip() for r in os.environ.get(REGIONS_ENV, "").split(",") if r.strip()))
+    bad = [name for name in configured if not re.fullmatch(r"[a-z][a-z0-9]{2,40}", name)]
+    if bad:
+        raise ValueError(f"{PROVIDER}: {REGIONS_ENV}: {bad[0]!r} is not an Azure region name such as eastus")
     return configured or list(DEFAULT_REGIONS)
 
 

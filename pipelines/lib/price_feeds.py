@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
-from sources.prices import lambda_cloud
+from sources.prices import coreweave, lambda_cloud, oci, runpod, vast
 from sources.prices.offers import PriceFeed
 
-PRICE_FEEDS: tuple[PriceFeed, ...] = (lambda_cloud.FEED,)
+PRICE_FEEDS: tuple[PriceFeed, ...] = (
+    lambda_cloud.FEED,
+    runpod.FEED,
+    vast.FEED,
+    oci.FEED,
+    coreweave.FEED,
+)
 
 FEEDS_BY_NAME = {feed.name: feed for feed in PRICE_FEEDS}

@@ -9,6 +9,10 @@
 
 {%- set feeds = [
     'lambda',
+    'runpod',
+    'vast',
+    'oci',
+    'coreweave',
 ] -%}
 
 with

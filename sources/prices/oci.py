@@ -98,6 +98,16 @@ def _unit_prices(payloads: list[Payload]) -> dict[str, tuple[str, Decimal, str]]
 
 
 def parse(payloads: list[Payload], observed_at: datetime) -> pl.DataFrame:
+    """The offers of one capture; every LayoutChanged names the provider (and the URL where it has one)."""
+    try:
+        return _parse(payloads, observed_at)
+    except LayoutChanged as error:
+        if str(error).startswith(PROVIDER):
+            raise
+        raise LayoutChanged(f"{PROVIDER}: {error}") from error
+
+
+def _parse(payloads: list[Payload], observed_at: datetime) -> pl.DataFrame:
     shapes_payload = next((p for p in payloads if p.name == SHAPES_FILE), None)
     if shapes_payload is None:
         raise LayoutChanged(f"{PROVIDER}: no {SHAPES_FILE} among the stored payloads")

@@ -116,6 +116,16 @@ def _cloud_of(payload: Payload) -> str:
 
 
 def parse(payloads: list[Payload], observed_at: datetime) -> pl.DataFrame:
+    """The offers of one capture; every LayoutChanged names the provider (and the URL where it has one)."""
+    try:
+        return _parse(payloads, observed_at)
+    except LayoutChanged as error:
+        if str(error).startswith(PROVIDER):
+            raise
+        raise LayoutChanged(f"{PROVIDER}: {error}") from error
+
+
+def _parse(payloads: list[Payload], observed_at: datetime) -> pl.DataFrame:
     columns: dict[str, list] = {name: [] for name in ("gpu_name", "pricing_model", "price", "sku", "source_url")}
     for payload in payloads:
         cloud = _cloud_of(payload)

@@ -138,6 +138,16 @@ def _offers(payloads: list[Payload]) -> pl.DataFrame:
 
 
 def parse(payloads: list[Payload], observed_at: datetime) -> pl.DataFrame:
+    """The offers of one capture; every LayoutChanged names the provider (and the URL where it has one)."""
+    try:
+        return _parse(payloads, observed_at)
+    except LayoutChanged as error:
+        if str(error).startswith(PROVIDER):
+            raise
+        raise LayoutChanged(f"{PROVIDER}: {error}") from error
+
+
+def _parse(payloads: list[Payload], observed_at: datetime) -> pl.DataFrame:
     offers = _offers(payloads)
     summary = (
         offers.group_by("pricing_model", "gpu_name", "gpu_count")

@@ -42,13 +42,14 @@ SHAPES_FILE = "shapes.json"
 def fetch(client: HttpClient, store: PayloadStore, api_key: str | None) -> None:
     shapes_url = base_url(BASE_URL_ENV, DEFAULT_BASE_URL) + SHAPES_PATH
     store.save(SHAPES_FILE, shapes_url, client.get(shapes_url).content)
-    url: str | None = base_url(PRICES_BASE_URL_ENV, DEFAULT_PRICES_BASE_URL) + PRODUCTS_PATH
+    url = base_url(PRICES_BASE_URL_ENV, DEFAULT_PRICES_BASE_URL) + PRODUCTS_PATH
     for page in range(1, MAX_PRODUCT_PAGES + 1):
         response = client.get(url)
         store.save(f"products-{page:03d}.json", url, response.content)
-        url = _next_page(response.content, url)
-        if url is None:
+        next_url = _next_page(response.content, url)
+        if next_url is None:
             return
+        url = next_url
     raise FetchError(PROVIDER, url, f"the price list has more than {MAX_PRODUCT_PAGES} pages; refusing to go on")
 
 

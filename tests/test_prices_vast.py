@@ -69,6 +69,11 @@ def test_every_search_in_order_and_minimum_median_by_hand(tmp_path, monkeypatch)
         # bid: min_bid 1.10, 1.20, 1.30 → median the middle one
         ("interruptible", "H100 SXM", d("1.000000000000"), "median", d("1.200000000000"), 3, None),
         ("interruptible", "H100 SXM", d("1.000000000000"), "minimum", d("1.100000000000"), 3, "402"),
+        # "A100 SXM4" at 40 GB and at 80 GB (gpu_ram 40960 / 81920 MiB) are two markets
+        ("on_demand", "A100 SXM4 40GB", d("1.000000000000"), "median", d("0.800000000000"), 1, None),
+        ("on_demand", "A100 SXM4 40GB", d("1.000000000000"), "minimum", d("0.800000000000"), 1, "502"),
+        ("on_demand", "A100 SXM4 80GB", d("1.000000000000"), "median", d("1.100000000000"), 1, None),
+        ("on_demand", "A100 SXM4 80GB", d("1.000000000000"), "minimum", d("1.100000000000"), 1, "501"),
         # on-demand dph_total 1.95, 2.02, 2.10, 2.40 → median (2.02 + 2.10) / 2
         ("on_demand", "H100 SXM", d("1.000000000000"), "median", d("2.060000000000"), 4, None),
         ("on_demand", "H100 SXM", d("1.000000000000"), "minimum", d("1.950000000000"), 4, "102"),
@@ -91,7 +96,7 @@ def test_429_then_success_honours_retry_after(tmp_path, monkeypatch):
         _, frame = _fetch_and_parse(tmp_path, _client(waits))
     assert waits == [3.0]
     assert len(server.requests) == 5
-    assert frame.height == 8
+    assert frame.height == 12
 
 
 def test_timeout_fails_naming_provider_and_url(tmp_path, monkeypatch):
@@ -111,7 +116,7 @@ def test_timeout_fails_naming_provider_and_url(tmp_path, monkeypatch):
         (b'{"offers": [{"id": 7, "gpu_name": "H100 SXM", "num_gpus": 1, "price": 2.0}]}', "without dph_total, min_bid"),
         (
             b'{"offers": [{"id": 7, "gpu_name": "H100 SXM", "num_gpus": 1, "dph_total": "cheap", "min_bid": 1}]}',
-            "offer 7: price 'cheap' is not a number",
+            "offer 7: dph_total 'cheap' is not a number",
         ),
     ],
 )
@@ -151,7 +156,7 @@ def test_a_failing_day_leaves_the_previous_days_prices(tmp_path, monkeypatch):
             refresh_price_feed(home, con, vast.FEED, date(2026, 10, 31), offline=False, log=log, client=_client())
     assert table_fingerprint(home.warehouse) == before
     assert query(home.warehouse, "select price_day, count(*) from raw.price_observations group by all") == [
-        (date(2026, 10, 30), 8)
+        (date(2026, 10, 30), 12)
     ]
 
 

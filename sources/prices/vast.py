@@ -5,7 +5,9 @@ whole machine (`dph_total`, USD per hour including its storage) and carries `min
 bid that rents it as an interruptible instance. We keep the market's shape, not every offer: per
 GPU model and GPU count, the `minimum` and the `median` price with the number of offers they
 summarise — on-demand from `dph_total` of the `ondemand` offers, interruptible from `min_bid` of
-the `bid` offers. The median of an even count is the mean of the two middle offers.
+the `bid` offers. The median of an even count is the mean of the two middle offers. A100 and V100
+offers carry their memory size in the name ("A100 SXM4 80GB"), since Vast's name alone does not
+separate the 40 and 80 GB markets.
 
 The search is asked once per offer type and GPU count (counts from FINOPS_VAST_GPU_COUNTS, default
 1,2,4,8), cheapest first, `limit` offers each: a single search capped at `limit` would cut off the
@@ -35,6 +37,19 @@ OFFER_LIMIT = 3000
 OFFER_TYPES = {"ondemand": ("on_demand", "dph_total"), "bid": ("interruptible", "min_bid")}
 """Vast search type → (pricing model, the offer field that prices it)."""
 REQUIRED_FIELDS = ("id", "gpu_name", "num_gpus", "dph_total", "min_bid")
+MEMORY_VARIANTS = ("A100", "V100")
+"""GPUs sold in two memory sizes under one Vast name ("A100 SXM4"): their size (`gpu_ram`, MiB) joins the name."""
+
+
+def _gpu_name(offer: dict[str, Any], where: str) -> str:
+    """Vast's GPU name, with the memory size added where the name alone does not tell 40 from 80 GB."""
+    name = str(offer["gpu_name"])
+    if not name.upper().startswith(MEMORY_VARIANTS) or "GB" in name.upper():
+        return name
+    memory = _number(offer.get("gpu_ram"), f"{where}: gpu_ram")
+    if memory is None or memory <= 0:
+        raise LayoutChanged(f"{where}: {name} without gpu_ram, so 40 and 80 GB parts cannot be told apart")
+    return f"{name} {round(memory / 1024)}GB"
 
 
 def gpu_counts() -> tuple[int, ...]:
@@ -81,15 +96,16 @@ def _offer_type_of(payload: Payload) -> str:
     raise LayoutChanged(f"{payload.source_url}: payload {payload.name!r} is not a Vast.ai ondemand or bid search")
 
 
-def _price(value: Any, where: str) -> Decimal | None:
+def _number(value: Any, where: str) -> Decimal | None:
+    """An offer's number (`where` names the offer and field), None when the offer leaves it empty."""
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int | float | str):
-        raise LayoutChanged(f"{where}: price {value!r} is not a number")
+        raise LayoutChanged(f"{where} {value!r} is not a number")
     try:
         return Decimal(str(value))
     except InvalidOperation as error:
-        raise LayoutChanged(f"{where}: price {value!r} is not a number") from error
+        raise LayoutChanged(f"{where} {value!r} is not a number") from error
 
 
 def _offers(payloads: list[Payload]) -> pl.DataFrame:
@@ -108,7 +124,7 @@ def _offers(payloads: list[Payload]) -> pl.DataFrame:
             if missing:
                 raise LayoutChanged(f"{payload.source_url}: an offer without {', '.join(missing)}")
             where = f"{payload.source_url}: offer {offer['id']}"
-            price = _price(offer[price_field], where)
+            price = _number(offer[price_field], f"{where}: {price_field}")
             if (
                 offer.get("rentable") is False
                 or offer.get("rented") is True
@@ -119,7 +135,7 @@ def _offers(payloads: list[Payload]) -> pl.DataFrame:
             ):
                 continue
             columns["pricing_model"].append(pricing_model)
-            columns["gpu_name"].append(str(offer["gpu_name"]))
+            columns["gpu_name"].append(_gpu_name(offer, where))
             columns["gpu_count"].append(Decimal(str(offer["num_gpus"])))
             columns["price"].append(price)
             columns["offer_id"].append(str(offer["id"]))

@@ -135,7 +135,8 @@ def _parse(payloads: list[Payload], observed_at: datetime) -> pl.DataFrame:
             raise LayoutChanged(f"{payload.source_url}: not a GraphQL response object")
         if document.get("errors"):
             raise LayoutChanged(f"{payload.source_url}: GraphQL errors: {_graphql_errors(payload.read_bytes())}")
-        gpu_types = (document.get("data") or {}).get("gpuTypes")
+        data = document.get("data")
+        gpu_types = data.get("gpuTypes") if isinstance(data, dict) else None
         if not isinstance(gpu_types, list):
             raise LayoutChanged(f"{payload.source_url}: no `data.gpuTypes` list")
         for gpu in gpu_types:

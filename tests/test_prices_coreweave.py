@@ -109,11 +109,15 @@ def test_a_changed_page_fails_the_day_and_keeps_the_previous_days_prices(tmp_pat
         monkeypatch.setenv(coreweave.BASE_URL_ENV, server.url)
         server.route(coreweave.PATH, Reply(PAGE.encode()))
         with connect(home.warehouse) as con:
-            refresh_price_feed(home, con, coreweave.FEED, date(2026, 10, 30), offline=False, log=log)
+            refresh_price_feed(
+                home, con, coreweave.FEED, [date(2026, 10, 30)], offline=False, log=log, today=date(2026, 10, 30)
+            )
         before = table_fingerprint(home.warehouse)
         server.route(coreweave.PATH, Reply(PAGE.replace("<table", "<div").replace("</table>", "</div>").encode()))
         with connect(home.warehouse) as con, pytest.raises(LayoutChanged, match="layout changed"):
-            refresh_price_feed(home, con, coreweave.FEED, date(2026, 10, 31), offline=False, log=log)
+            refresh_price_feed(
+                home, con, coreweave.FEED, [date(2026, 10, 31)], offline=False, log=log, today=date(2026, 10, 31)
+            )
     assert table_fingerprint(home.warehouse) == before
     assert query(home.warehouse, "select price_day, count(*) from raw.price_observations group by all") == [
         (date(2026, 10, 30), 4)
@@ -123,8 +127,7 @@ def test_a_changed_page_fails_the_day_and_keeps_the_previous_days_prices(tmp_pat
 def test_offline_captures_load_for_both_bundled_days(tmp_path):
     home = FinopsHome(tmp_path / "home").ensure()
     with connect(home.warehouse) as con:
-        for day in (date(2026, 9, 1), date(2026, 10, 31)):
-            refresh_price_feed(home, con, coreweave.FEED, day, offline=True, log=log)
+        refresh_price_feed(home, con, coreweave.FEED, [date(2026, 9, 1), date(2026, 10, 31)], offline=True, log=log)
     h100 = query(
         home.warehouse,
         "select price_day, gpu_count, price from raw.price_observations "

@@ -85,7 +85,7 @@ def test_timeout_fails_naming_provider_and_url(tmp_path, monkeypatch):
         _serve(server, monkeypatch, products=[Reply(PRODUCTS[0], delay=1.0)])
         with pytest.raises(FetchError, match="Timeout") as error:
             _fetch_and_parse(tmp_path, _client(read_timeout=0.2, max_attempts=2))
-    assert error.value.provider == "OCI" and error.value.url == server.url + oci.PRODUCTS_PATH
+    assert error.value.provider == "Oracle" and error.value.url == server.url + oci.PRODUCTS_PATH
 
 
 def test_a_price_list_that_never_ends_is_cut_off(tmp_path, monkeypatch):
@@ -118,7 +118,7 @@ def test_malformed_or_changed_payloads_name_provider_and_url(tmp_path, monkeypat
         _serve(server, monkeypatch, shapes=shapes, products=[Reply(PRODUCTS[0]), Reply(last_page)])
         with pytest.raises(LayoutChanged, match=message) as error:
             _fetch_and_parse(tmp_path, _client())
-    assert str(error.value).startswith(f"OCI: {server.url}")
+    assert str(error.value).startswith(f"Oracle: {server.url}")
 
 
 def test_a_failing_day_leaves_the_previous_days_prices(tmp_path, monkeypatch):
@@ -126,12 +126,21 @@ def test_a_failing_day_leaves_the_previous_days_prices(tmp_path, monkeypatch):
     with local_server() as server:
         _serve(server, monkeypatch)
         with connect(home.warehouse) as con:
-            refresh_price_feed(home, con, oci.FEED, date(2026, 10, 30), offline=False, log=log)
+            refresh_price_feed(
+                home, con, oci.FEED, [date(2026, 10, 30)], offline=False, log=log, today=date(2026, 10, 30)
+            )
         before = table_fingerprint(home.warehouse)
         server.route(oci.SHAPES_PATH, Reply(b"gateway down", status=503))
-        with connect(home.warehouse) as con, pytest.raises(FetchError, match=r"OCI: .*shapes\.json: HTTP 503"):
+        with connect(home.warehouse) as con, pytest.raises(FetchError, match=r"Oracle: .*shapes\.json: HTTP 503"):
             refresh_price_feed(
-                home, con, oci.FEED, date(2026, 10, 31), offline=False, log=log, client=_client(max_attempts=2)
+                home,
+                con,
+                oci.FEED,
+                [date(2026, 10, 31)],
+                offline=False,
+                log=log,
+                client=_client(max_attempts=2),
+                today=date(2026, 10, 31),
             )
     assert table_fingerprint(home.warehouse) == before
     assert query(home.warehouse, "select price_day, count(*) from raw.price_observations group by all") == [
@@ -142,8 +151,7 @@ def test_a_failing_day_leaves_the_previous_days_prices(tmp_path, monkeypatch):
 def test_offline_captures_load_for_both_bundled_days(tmp_path):
     home = FinopsHome(tmp_path / "home").ensure()
     with connect(home.warehouse) as con:
-        for day in (date(2026, 9, 1), date(2026, 10, 31)):
-            refresh_price_feed(home, con, oci.FEED, day, offline=True, log=log)
+        refresh_price_feed(home, con, oci.FEED, [date(2026, 9, 1), date(2026, 10, 31)], offline=True, log=log)
     a10 = query(
         home.warehouse,
         "select price_day, pricing_model, price from raw.price_observations "

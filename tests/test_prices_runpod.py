@@ -125,12 +125,21 @@ def test_a_failing_day_leaves_the_previous_days_prices(tmp_path, monkeypatch):
         monkeypatch.setenv(runpod.BASE_URL_ENV, server.url)
         server.route("/graphql", Reply(SECURE), Reply(COMMUNITY))
         with connect(home.warehouse) as con:
-            first = refresh_price_feed(home, con, runpod.FEED, date(2026, 10, 30), offline=False, log=log)
+            first = refresh_price_feed(
+                home, con, runpod.FEED, [date(2026, 10, 30)], offline=False, log=log, today=date(2026, 10, 30)
+            )
         before = table_fingerprint(home.warehouse)
         server.route("/graphql", Reply(b'{"errors": [{"message": "rate limited by upstream"}]}'))
         with connect(home.warehouse) as con, pytest.raises(FetchError, match="GraphQL errors"):
             refresh_price_feed(
-                home, con, runpod.FEED, date(2026, 10, 31), offline=False, log=log, client=_client(max_attempts=1)
+                home,
+                con,
+                runpod.FEED,
+                [date(2026, 10, 31)],
+                offline=False,
+                log=log,
+                client=_client(max_attempts=1),
+                today=date(2026, 10, 31),
             )
     assert first.outcome.rows == 6
     assert table_fingerprint(home.warehouse) == before
@@ -143,8 +152,7 @@ def test_a_failing_day_leaves_the_previous_days_prices(tmp_path, monkeypatch):
 def test_offline_captures_load_for_both_bundled_days(tmp_path):
     home = FinopsHome(tmp_path / "home").ensure()
     with connect(home.warehouse) as con:
-        for day in (date(2026, 9, 1), date(2026, 10, 31)):
-            refresh_price_feed(home, con, runpod.FEED, day, offline=True, log=log)
+        refresh_price_feed(home, con, runpod.FEED, [date(2026, 9, 1), date(2026, 10, 31)], offline=True, log=log)
     h100 = query(
         home.warehouse,
         "select price_day, price from raw.price_observations where gpu_name = 'NVIDIA H100 80GB HBM3' "

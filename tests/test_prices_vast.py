@@ -149,11 +149,22 @@ def test_a_failing_day_leaves_the_previous_days_prices(tmp_path, monkeypatch):
         monkeypatch.setenv(vast.BASE_URL_ENV, server.url)
         server.route(vast.PATH, *(Reply(page) for page in PAGES))
         with connect(home.warehouse) as con:
-            refresh_price_feed(home, con, vast.FEED, date(2026, 10, 30), offline=False, log=log)
+            refresh_price_feed(
+                home, con, vast.FEED, [date(2026, 10, 30)], offline=False, log=log, today=date(2026, 10, 30)
+            )
         before = table_fingerprint(home.warehouse)
         server.route(vast.PATH, Reply(b"<html>502 Bad Gateway</html>"))
         with connect(home.warehouse) as con, pytest.raises(LayoutChanged, match=r"Vast\.ai: .*not JSON"):
-            refresh_price_feed(home, con, vast.FEED, date(2026, 10, 31), offline=False, log=log, client=_client())
+            refresh_price_feed(
+                home,
+                con,
+                vast.FEED,
+                [date(2026, 10, 31)],
+                offline=False,
+                log=log,
+                client=_client(),
+                today=date(2026, 10, 31),
+            )
     assert table_fingerprint(home.warehouse) == before
     assert query(home.warehouse, "select price_day, count(*) from raw.price_observations group by all") == [
         (date(2026, 10, 30), 12)
@@ -164,8 +175,7 @@ def test_offline_captures_load_for_both_bundled_days(tmp_path, monkeypatch):
     monkeypatch.delenv(vast.GPU_COUNTS_ENV)
     home = FinopsHome(tmp_path / "home").ensure()
     with connect(home.warehouse) as con:
-        for day in (date(2026, 9, 1), date(2026, 10, 31)):
-            refresh_price_feed(home, con, vast.FEED, day, offline=True, log=log)
+        refresh_price_feed(home, con, vast.FEED, [date(2026, 9, 1), date(2026, 10, 31)], offline=True, log=log)
     rows = query(
         home.warehouse,
         "select price_day, count(*) filter (where offer_statistic = 'minimum'), "

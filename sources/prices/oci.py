@@ -25,7 +25,8 @@ import polars as pl
 from sources.http import FetchError, HttpClient, base_url
 from sources.prices.offers import LayoutChanged, Payload, PayloadStore, PriceFeed, offers_frame
 
-PROVIDER = "OCI"
+PROVIDER = "Oracle"
+"""As billing names it (OCI cost reports) and as seed `price_providers` lists it."""
 BASE_URL_ENV = "FINOPS_OCI_BASE_URL"
 DEFAULT_BASE_URL = "https://www.oracle.com"
 SHAPES_PATH = "/a/ocom/docs/cloudestimator2/data/shapes.json"

@@ -35,7 +35,7 @@ DEFAULT_PRICES_BASE_URL = "https://apexapps.oracle.com"
 PRODUCTS_PATH = "/pls/apex/cetools/api/v1/products/"
 MAX_PRODUCT_PAGES = 20
 CURRENCY = "USD"
-PREEMPTIBLE_DISCOUNT = Decimal("0.5")
+PREEMPTIBLE_FACTOR = Decimal("0.5")
 """OCI: "Preemptible instances are billed at 50% of the on-demand price"."""
 SHAPES_FILE = "shapes.json"
 
@@ -138,7 +138,7 @@ def _parse(payloads: list[Payload], observed_at: datetime) -> pl.DataFrame:
         on_demand = unit_price * quantity
         offers = [("on_demand", on_demand)]
         if shape.get("allowPreemptible"):
-            offers.append(("spot", on_demand * PREEMPTIBLE_DISCOUNT))
+            offers.append(("spot", on_demand * PREEMPTIBLE_FACTOR))
         for model, price in offers:
             columns["instance_type"].append(name)
             columns["gpu_name"].append(_gpu_name(shape))

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from sources.prices import coreweave, lambda_cloud, oci, runpod, vast
 from sources.prices.aws import price_list as aws_price_list
 from sources.prices.aws import spot as aws_spot
 from sources.prices.aws import spot_advisor as aws_spot_advisor
-from sources.prices import coreweave, lambda_cloud, oci, runpod, vast
 from sources.prices.offers import PriceFeed
 
 PRICE_FEEDS: tuple[PriceFeed, ...] = (

@@ -13,6 +13,10 @@
     'aws_spot',
     'azure_retail',
     'gcp_catalog',
+    'runpod',
+    'vast',
+    'oci',
+    'coreweave',
 ] -%}
 
 with

@@ -153,11 +153,10 @@ def _materialize(
     if selection is None:
         needed = dg.AssetSelection.all() - prices
     else:
-        # The load, everything downstream of it, and what those need besides other sources; the
-        # reference seeds always, since tests compare against seeds no model reads.
+        # The load and every model: all of them read the reference seeds, whose tests (relationships
+        # from any model to a seed) dbt runs whenever the seed is built, so every model must exist.
         load = dg.AssetSelection.keys(dg.AssetKey(list(selection)))
-        reference = dg.AssetSelection.groups("reference")
-        needed = load.downstream().upstream() - dg.AssetSelection.groups("ingest") - prices | load | reference
+        needed = dg.AssetSelection.all() - dg.AssetSelection.groups("ingest") - prices | load
     run_config = None
     if dbt_vars:
         run_config = {"ops": {gpu_finops_dbt_models.op.name: {"config": {"vars": dbt_vars}}}}

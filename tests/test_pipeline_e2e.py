@@ -300,3 +300,45 @@ def test_demo_focus_export_of_every_source_passes_the_focus_validator(demo: tupl
     report = validate_focus_file(tmp_path / "focus" / "focus_cost_and_usage.parquet")
     assert report.failed == {}, report.summary()
     assert report.checked > 100
+
+
+def test_demo_price_index_answers_what_an_h100_hour_costs_today_and_30_days_ago(demo: tuple[Path, dict]):
+    """Every price feed loads offline, and the index reads the bundled captures the way a person would.
+
+    By hand from sources/prices/snapshots: on 31 October the specialized clouds list H100 on-demand at
+    Lambda 21.52 / 8 = 2.69 and 2.99 (1×), RunPod secure 2.69 and CoreWeave HGX 47.84 / 8 = 5.98, so the
+    cheapest is 2.69 and the median (2.69 + 2.99) / 2 = 2.84. On 1 October the 1 September captures are in
+    effect: Lambda 23.92 / 8 = 2.99 and 3.29, RunPod 2.99, CoreWeave above them: 2.99 and (2.99 + 3.29) / 2.
+    The cheapest hyperscaler H100-hour on-demand is AWS p5.48xlarge at 55.04 / 8 = 6.88 on both days.
+    """
+    home, _ = demo
+    loaded_feeds = {row[0] for row in query(home, "select distinct feed from raw.price_observations")}
+    assert loaded_feeds == {
+        "aws_price_list",
+        "aws_spot",
+        "azure_retail",
+        "gcp_catalog",
+        "lambda",
+        "runpod",
+        "vast",
+        "oci",
+        "coreweave",
+    }
+    index = {
+        (str(day), klass): (low, mid)
+        for day, klass, low, mid in query(
+            home,
+            "select price_date, provider_class, min_price_per_gpu_hour_usd, median_price_per_gpu_hour_usd "
+            "from marts.fct_gpu_price_index where gpu_model = 'H100' and pricing_model = 'on_demand' "
+            "and price_date in ('2026-10-01', '2026-10-31')",
+        )
+    }
+    assert index[("2026-10-31", "specialized")] == (Decimal("2.69"), Decimal("2.84"))
+    assert index[("2026-10-01", "specialized")] == (Decimal("2.99"), Decimal("3.14"))
+    assert index[("2026-10-31", "hyperscaler")][0] == index[("2026-10-01", "hyperscaler")][0] == Decimal("6.88")
+    cheapest_aws = query(
+        home,
+        "select instance_type, price_per_instance_hour, price_per_gpu_hour from marts.fct_gpu_market_prices "
+        "where provider = 'AWS' and region = 'us-east-1' and gpu_model = 'H100' and pricing_model = 'on_demand'",
+    )
+    assert cheapest_aws == [("p5.48xlarge", Decimal("55.04"), Decimal("6.88"))]

@@ -67,7 +67,8 @@ FOCUS = BillingSource(
     ),
     delivery_cadence=timedelta(days=2),
     quality=QualityFacts(
-        keys=("BillingPeriodEnd", "ChargeCategory", "ChargePeriodStart", "ChargePeriodEnd", "ProviderName"),
+        # Not ProviderName: FOCUS 1.3 files name the provider in ServiceProviderName instead.
+        keys=("BillingPeriodEnd", "ChargeCategory", "ChargePeriodStart", "ChargePeriodEnd"),
         allowed_values=(
             AllowedValues("ChargeCategory", ("Usage", "Purchase", "Tax", "Credit", "Adjustment")),
             AllowedValues("ChargeClass", ("Correction",)),

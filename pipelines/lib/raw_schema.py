@@ -10,9 +10,14 @@ import duckdb
 
 from pipelines.lib.billing_sources import BILLING_SOURCES
 from pipelines.lib.fx_rates import FX_RATES
+from pipelines.lib.telemetry import TELEMETRY_TABLES
 from pipelines.lib.warehouse import RawTable, ReferenceTable, ensure_tables
 
-RAW_TABLES: tuple[RawTable | ReferenceTable, ...] = (*(source.raw_table for source in BILLING_SOURCES), FX_RATES)
+RAW_TABLES: tuple[RawTable | ReferenceTable, ...] = (
+    *(source.raw_table for source in BILLING_SOURCES),
+    FX_RATES,
+    *TELEMETRY_TABLES,
+)
 
 
 def ensure_raw_tables(con: duckdb.DuckDBPyConnection) -> None:

@@ -128,7 +128,7 @@ class PrometheusClient:
                 )
             except FetchError as error:
                 detail = _error_message(error_body[-1]) if error_body else None
-                reason = f"{error.reason}: {detail}" if detail else error.reason
+                reason = f"{error.reason}: {self.http.scrub(detail)}" if detail else error.reason
                 raise PrometheusError(error.url, f"{query} from {window.start} to {window.end}: {reason}") from None
             _check_envelope(response.content, url)
             answers.append(RangeResponse(metric, query, window, step_seconds, url, response.content))

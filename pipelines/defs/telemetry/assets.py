@@ -72,7 +72,7 @@ def prometheus_gpu_samples(context: dg.AssetExecutionContext, duckdb: DuckDBReso
 
 def _delivery_metadata(results: list[TelemetryDelivery], total: int) -> dict:
     return {
-        "deliveries": dg.MetadataValue.json([r.as_dict() for r in results]),
+        "telemetry_deliveries": dg.MetadataValue.json([r.as_dict() for r in results]),
         "loaded": sum(r.status == "loaded" for r in results),
         "duplicates_skipped": sum(r.status == "duplicate" for r in results),
         "rejected": sum(r.status == "rejected" for r in results),

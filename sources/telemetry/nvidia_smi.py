@@ -116,7 +116,8 @@ def read_nvidia_smi_log(path: Path, *, name: str | None = None, timezone: str = 
         namespace=pl.lit(None, dtype=pl.String),
         pod=pl.lit(None, dtype=pl.String),
         resource_id=pl.lit(None, dtype=pl.String),
-        source_ref=pl.lit(_STAMP_PREFIX.sub("", name)),
+        # the log file as the user named it: a re-delivery of it replaces its rows per day and host
+        source_ref=pl.lit(_STAMP_PREFIX.sub("", Path(name).name)),
         source_row=pl.col("_line"),
     )
     return samples.with_sample_date(long).sort("sampled_at", "gpu_uuid", "metric")

@@ -22,8 +22,9 @@ utilization. The acquired subsidiary (legacy CUR) logs `nvidia-smi --format=csv 
 per host and month, and `host_map.csv` maps those host names to instance ids.
 
 `expected_utilization.json` is the generator's own ledger, per UTC day and instance: GPU-hours with
-telemetry, active GPU-hours (GR-engine, else GPU-util / 100) and effective GPU-hours (SM-active), in
-exact decimals, built from the values as generated, never by reading the files back.
+telemetry, active GPU-hours (GR-engine, else GPU-util / 100) and effective GPU-hours (SM-active; none
+for nvidia-smi hosts, which do not report it), in exact decimals, built from the values as generated,
+never by reading the files back.
 """
 
 from __future__ import annotations
@@ -223,7 +224,8 @@ def write_demo_telemetry(
                 day_sums = sums[day_number]
                 day_sums[0] += step
                 day_sums[1] += _active_units(host, sample) * step
-                day_sums[2] += sample.sm * step
+                if host.via == samples.SOURCE_PROMETHEUS:  # nvidia-smi has no SM-active
+                    day_sums[2] += sample.sm * step
                 if host.via == samples.SOURCE_NVIDIA_SMI:
                     moment = datetime.fromtimestamp(sample.at, UTC)
                     smi_rows[(host.host, moment.strftime("%Y-%m"))].append(

@@ -60,9 +60,10 @@ clamped as (
 
     select
         sample_ratios.*,
-        least(greatest(active_raw, 0), 1) as active_ratio_sample,
-        least(greatest(sm_active, 0), 1) as sm_active_sample,
-        least(greatest(tensor_active, 0), 1) as tensor_active_sample
+        -- least/greatest skip nulls on some engines (DuckDB, Postgres): a missing value must stay missing
+        case when active_raw is not null then least(greatest(active_raw, 0), 1) end as active_ratio_sample,
+        case when sm_active is not null then least(greatest(sm_active, 0), 1) end as sm_active_sample,
+        case when tensor_active is not null then least(greatest(tensor_active, 0), 1) end as tensor_active_sample
     from sample_ratios
 
 ),
@@ -105,15 +106,19 @@ ratios as (
     select
         hourly.*,
         least({{ decimal_divide('covered_seconds', 3600, 12) }}, cast(1 as decimal(38, 12))) as coverage_ratio,
-        {{ decimal_divide('active_weighted', 'active_seconds', 12) }} as active_ratio,
-        {{ decimal_divide('sm_weighted', 'sm_seconds', 12) }} as sm_active_ratio,
-        {{ decimal_divide('tensor_weighted', 'tensor_seconds', 12) }} as tensor_active_ratio,
-        {{ decimal_divide('memory_weighted', 'memory_seconds', 3) }} as memory_used_mib,
-        {{ decimal_divide('power_weighted', 'power_seconds', 3) }} as power_w,
-        coalesce(
-            {{ decimal_divide('energy_mj', 3600000000, 12) }},
-            {{ decimal_divide('power_weighted', 3600000, 12) }}
-        ) as energy_kwh
+        -- a metric no sample of the hour carried stays null, never 0
+        case when active_seconds > 0 then {{ decimal_divide('active_weighted', 'active_seconds', 12) }} end
+            as active_ratio,
+        case when sm_seconds > 0 then {{ decimal_divide('sm_weighted', 'sm_seconds', 12) }} end as sm_active_ratio,
+        case when tensor_seconds > 0 then {{ decimal_divide('tensor_weighted', 'tensor_seconds', 12) }} end
+            as tensor_active_ratio,
+        case when memory_seconds > 0 then {{ decimal_divide('memory_weighted', 'memory_seconds', 3) }} end
+            as memory_used_mib,
+        case when power_seconds > 0 then {{ decimal_divide('power_weighted', 'power_seconds', 3) }} end as power_w,
+        case
+            when energy_mj is not null then {{ decimal_divide('energy_mj', 3600000000, 12) }}
+            when power_seconds > 0 then {{ decimal_divide('power_weighted', 3600000, 12) }}
+        end as energy_kwh
     from hourly
 
 ),

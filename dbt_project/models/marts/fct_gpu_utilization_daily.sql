@@ -135,18 +135,27 @@ final as (
         ratio_clamped,
         cast(energy_kwh as decimal(38, 12)) as energy_kwh,
         cast(effective_cost as decimal(38, 12)) as effective_cost,
-        {{ decimal_divide('effective_cost', 'provisioned_gpu_hours', 6) }} as cost_per_provisioned_gpu_hour,
-        {{ decimal_divide('effective_cost * least(telemetry_gpu_hours, provisioned_gpu_hours)', 'provisioned_gpu_hours', 12) }}
-            as telemetry_cost,
-        {{ decimal_divide('effective_cost * least(active_gpu_hours, provisioned_gpu_hours)', 'provisioned_gpu_hours', 12) }}
-            as active_cost,
-        {{ decimal_divide('effective_cost * least(effective_gpu_hours, provisioned_gpu_hours)', 'provisioned_gpu_hours', 12) }}
-            as effective_hours_cost,
-        {{ decimal_divide('effective_cost * least(idle_gpu_hours_observed, provisioned_gpu_hours)', 'provisioned_gpu_hours', 12) }}
-            as idle_cost,
-        {{ decimal_divide('effective_cost * unobserved_gpu_hours', 'provisioned_gpu_hours', 12) }} as unobserved_cost,
-        {{ decimal_divide('effective_cost', 'active_gpu_hours', 6) }} as effective_cost_per_active_gpu_hour,
-        {{ decimal_divide('effective_cost', 'effective_gpu_hours', 6) }} as effective_cost_per_utilized_gpu_hour
+        -- telemetry without a bill has no cost: every cost column stays null there
+        case when effective_cost is not null then
+            {{ decimal_divide('effective_cost', 'provisioned_gpu_hours', 6) }}
+        end as cost_per_provisioned_gpu_hour,
+        {%- for name, hours in [
+            ('telemetry_cost', 'least(telemetry_gpu_hours, provisioned_gpu_hours)'),
+            ('active_cost', 'least(active_gpu_hours, provisioned_gpu_hours)'),
+            ('effective_hours_cost', 'least(effective_gpu_hours, provisioned_gpu_hours)'),
+            ('idle_cost', 'least(idle_gpu_hours_observed, provisioned_gpu_hours)'),
+            ('unobserved_cost', 'unobserved_gpu_hours'),
+        ] %}
+        case when effective_cost is not null then
+            {{ decimal_divide('effective_cost * ' ~ hours, 'provisioned_gpu_hours', 12) }}
+        end as {{ name }},
+        {%- endfor %}
+        case when effective_cost is not null and active_gpu_hours > 0 then
+            {{ decimal_divide('effective_cost', 'active_gpu_hours', 6) }}
+        end as effective_cost_per_active_gpu_hour,
+        case when effective_cost is not null and effective_gpu_hours > 0 then
+            {{ decimal_divide('effective_cost', 'effective_gpu_hours', 6) }}
+        end as effective_cost_per_utilized_gpu_hour
     from hours
 
 )

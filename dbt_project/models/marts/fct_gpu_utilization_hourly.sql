@@ -50,10 +50,9 @@ per_resource as (
 
 ),
 
-final as (
+joined as (
 
     select
-        {{ generate_surrogate_key(grain) }} as gpu_utilization_hourly_key,
         per_resource.hour_start,
         per_resource.usage_date,
         daily.provider_name,
@@ -83,6 +82,15 @@ final as (
     left join daily
         on per_resource.usage_date = daily.usage_date
         and per_resource.resource_id = daily.resource_id
+
+),
+
+final as (
+
+    select
+        {{ generate_surrogate_key(grain) }} as gpu_utilization_hourly_key,
+        joined.*
+    from joined
 
 )
 

@@ -4,7 +4,11 @@
     `sampled_at`, so it belongs to the hour its interval starts in. When two loads hold the same
     GPU, metric and time (overlapping log files), the later load wins: nothing is counted twice.
     Values stay in their source units here; int_telemetry__gpu_hourly normalises ratios.
+    A table, not a view like other staging models: samples are the largest input in the warehouse,
+    and the tests and the hourly roll-up would otherwise each repeat the de-duplication and pivot.
 -#}
+
+{{ config(materialized='table') }}
 
 with
 

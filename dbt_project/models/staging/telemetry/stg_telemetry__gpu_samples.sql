@@ -10,25 +10,40 @@
 
 {{ config(materialized='table') }}
 
+{%- set sample_columns = [
+    'source', 'host', 'gpu_uuid', 'gpu_index', 'gpu_model_name', 'metric', 'value', 'namespace', 'pod',
+    'resource_id', 'sampled_at', 'sample_seconds',
+] %}
+
 with
 
-samples as (
+-- a Prometheus load replaces whole days, so its rows never overlap another load's
+prometheus as (
 
-    select * from {{ source('raw', 'prometheus_gpu_samples') }}
-    union all
-    select * from {{ source('raw', 'nvidia_smi_gpu_samples') }}
+    select {{ sample_columns | join(', ') }}
+    from {{ source('raw', 'prometheus_gpu_samples') }}
+
+),
+
+-- nvidia-smi logs can overlap (a log rotated mid-day, a host logging to two files): the latest load wins
+nvidia_smi as (
+
+    select
+        {{ sample_columns | join(', ') }},
+        row_number() over (
+            partition by host, gpu_uuid, metric, sampled_at
+            order by _ingested_at desc, _load_id desc
+        ) as load_rank
+    from {{ source('raw', 'nvidia_smi_gpu_samples') }}
 
 ),
 
 latest as (
 
-    select
-        *,
-        row_number() over (
-            partition by source, host, gpu_uuid, metric, sampled_at
-            order by _ingested_at desc, _load_id desc
-        ) as load_rank
-    from samples
+    select * from prometheus
+    union all
+    select {{ sample_columns | join(', ') }} from nvidia_smi
+    where load_rank = 1
 
 ),
 
@@ -53,7 +68,6 @@ pivoted as (
         max(case when metric = 'DCGM_FI_DEV_POWER_USAGE' then value end) as power_w,
         max(case when metric = 'DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION' then value end) as energy_mj
     from latest
-    where load_rank = 1
     group by source, host, gpu_uuid, sampled_at
 
 ),

@@ -4,15 +4,23 @@ from __future__ import annotations
 
 import gzip
 import logging
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
 from urllib.parse import parse_qs
 
+import dagster as dg
 import pytest
+from dagster_duckdb import DuckDBResource
 
+from pipelines.defs.telemetry.assets import prometheus_gpu_samples
 from pipelines.lib.settings import FinopsHome
-from pipelines.lib.telemetry import PROMETHEUS_SAMPLES, fetch_prometheus_days, prometheus_payloads
+from pipelines.lib.telemetry import (
+    PROMETHEUS_SAMPLES,
+    fetch_prometheus_days,
+    payload_file_name,
+    prometheus_payloads,
+)
 from pipelines.lib.warehouse import connect
 from sources.http import HttpClient
 from sources.telemetry import prometheus
@@ -203,3 +211,41 @@ def test_daily_load_fetches_stores_reparses_offline_and_skips_without_url(tmp_pa
         assert skipped.outcome is None and "set FINOPS_PROMETHEUS_URL" in skipped.skipped[0]
         nothing = fetch_prometheus_days(home, con, [date(2026, 10, 6)], offline=True, log=log)
         assert nothing.outcome is None and "no recorded query_range answers" in nothing.skipped[0]
+
+
+def test_asset_is_skipped_not_failed_without_a_url_and_loads_a_recorded_range_in_one_run(tmp_path: Path, monkeypatch):
+    home = FinopsHome(tmp_path / "home").ensure()
+    monkeypatch.setenv("FINOPS_HOME", str(home.root))
+    monkeypatch.delenv(prometheus.BASE_URL_ENV, raising=False)
+    monkeypatch.delenv("FINOPS_OFFLINE", raising=False)
+    resources = {"duckdb": DuckDBResource(database=str(home.warehouse))}
+    with dg.instance_for_test() as instance:
+        skipped = dg.materialize(
+            [prometheus_gpu_samples], partition_key="2026-10-05", resources=resources, instance=instance
+        )
+        assert skipped.success
+        assert skipped.get_asset_materialization_events() == []
+        # two recorded days, loaded offline in one single-run backfill over three partitions
+        for day in (date(2026, 10, 4), date(2026, 10, 5)):
+            folder = prometheus_payloads(home, day)
+            folder.mkdir(parents=True)
+            start = datetime(day.year, day.month, day.day, 0, 1, tzinfo=UTC)
+            end = start + timedelta(minutes=1439)  # 24:00
+            payload = prometheus.matrix_payload(
+                [({"UUID": "GPU-1", "Hostname": "n1"}, [(start.timestamp(), "0.5"), (end.timestamp(), "1")])]
+            )
+            (folder / payload_file_name("DCGM_FI_PROF_SM_ACTIVE", 60, start, end)).write_bytes(gzip.compress(payload))
+        monkeypatch.setenv("FINOPS_OFFLINE", "1")
+        loaded = dg.materialize(
+            [prometheus_gpu_samples],
+            resources=resources,
+            instance=instance,
+            tags={
+                "dagster/asset_partition_range_start": "2026-10-04",
+                "dagster/asset_partition_range_end": "2026-10-06",
+            },
+        )
+    assert loaded.success
+    metadata = loaded.get_asset_materialization_events()[0].step_materialization_data.materialization.metadata
+    assert metadata["days_loaded"].value == 2 and metadata["rows_loaded"].value == 4
+    assert "2026-10-06: offline, and no recorded" in metadata["days_skipped"].value[0]

@@ -6,6 +6,7 @@
     Averages are weighted by the seconds each sample stands for; GPU-hours are ratio × coverage, so an
     hour with 10 minutes of samples counts as 1/6 of a GPU-hour observed, never as a full one.
     The billed resource comes from the metric labels, else from the user's host map for that day.
+    A GPU seen by both DCGM and nvidia-smi in an hour keeps DCGM's row only.
 -#}
 
 with
@@ -143,6 +144,20 @@ resolved as (
 
 ),
 
+-- A GPU watched by both DCGM and an nvidia-smi logger is counted once: DCGM's reading wins (it has
+-- the profiling ratios), so its hours are never doubled in the marts.
+one_source as (
+
+    select
+        resolved.*,
+        row_number() over (
+            partition by hour_start, gpu_uuid
+            order by case when telemetry_source = 'dcgm_prometheus' then 0 else 1 end, telemetry_source, host
+        ) as source_rank
+    from resolved
+
+),
+
 final as (
 
     select
@@ -172,7 +187,8 @@ final as (
         coverage_ratio as telemetry_gpu_hours,
         cast(active_ratio * coverage_ratio as decimal(38, 12)) as active_gpu_hours,
         cast(sm_active_ratio * coverage_ratio as decimal(38, 12)) as effective_gpu_hours
-    from resolved
+    from one_source
+    where source_rank = 1
 
 )
 

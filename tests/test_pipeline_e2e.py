@@ -335,6 +335,6 @@ def test_demo_gpu_utilization_matches_the_telemetry_generators_ledger(demo: tupl
         assert abs(active - Decimal(row["active_gpu_hours"])) < tolerance, row
         assert abs(effective - Decimal(row["effective_gpu_hours"])) < tolerance, row
         assert abs(idle - (Decimal(row["telemetry_gpu_hours"]) - Decimal(row["active_gpu_hours"]))) < tolerance, row
-        # samples stand for whole steps inside the billed running time
-        assert observed <= provisioned, row
+        # samples stand for whole steps inside the billed running time (the legacy CUR rounds hours to 10 decimals)
+        assert observed <= provisioned + tolerance, row
         assert fallback == (row["gpu_model"] == "H100" or row["via"] == "nvidia_smi"), row

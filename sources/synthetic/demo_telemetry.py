@@ -190,8 +190,11 @@ def _gpu_samples(host: GpuHost, gpu: int, step: int, seed: int) -> list[Sample]:
 
 
 def _active_units(host: GpuHost, sample: Sample) -> int:
-    """The active ratio in 1/10,000: GR-engine, or GPU util / 100 where GR-engine is not exported."""
-    return sample.util * 100 if host.gpu_model in NO_GR_ENGINE_MODELS else sample.gr
+    """The active ratio in 1/10,000: GR-engine, or GPU util / 100 where GR-engine is not reported
+    (the H100 nodes' exporter, and nvidia-smi, which has no such field)."""
+    if host.via == samples.SOURCE_NVIDIA_SMI or host.gpu_model in NO_GR_ENGINE_MODELS:
+        return sample.util * 100
+    return sample.gr
 
 
 def write_demo_telemetry(

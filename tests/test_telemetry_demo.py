@@ -32,13 +32,20 @@ def test_demo_telemetry_parses_and_matches_its_ledger(tmp_path: Path):
     )
     assert samples.filter(pl.col("resource").is_null()).is_empty(), "every host names its billed instance"
     # per day and instance: observed seconds, and SM-active x seconds, from the parsed samples
+    # and active x seconds: GR-engine where the GPU reports it, else GPU util / 100
     observed: dict[tuple[str, str], int] = defaultdict(int)
     effective: dict[tuple[str, str], Decimal] = defaultdict(Decimal)
-    for day, resource, metric, value, seconds in samples.select(
-        pl.col("sample_date").cast(pl.String), "resource", "metric", "value", "sample_seconds"
+    active: dict[tuple[str, str], Decimal] = defaultdict(Decimal)
+    reports_gr = set(samples.filter(pl.col("metric") == "DCGM_FI_PROF_GR_ENGINE_ACTIVE")["gpu_uuid"])
+    for day, resource, uuid, metric, value, seconds in samples.select(
+        pl.col("sample_date").cast(pl.String), "resource", "gpu_uuid", "metric", "value", "sample_seconds"
     ).iter_rows():
         if metric == "DCGM_FI_DEV_GPU_UTIL":
             observed[(day, resource)] += seconds
+            if uuid not in reports_gr:
+                active[(day, resource)] += value / 100 * seconds
+        if metric == "DCGM_FI_PROF_GR_ENGINE_ACTIVE":
+            active[(day, resource)] += value * seconds
         if metric == "DCGM_FI_PROF_SM_ACTIVE":
             effective[(day, resource)] += value * seconds
     assert {(row["day"], row["resource_id"]) for row in rows} == set(observed)
@@ -46,6 +53,7 @@ def test_demo_telemetry_parses_and_matches_its_ledger(tmp_path: Path):
         key = (row["day"], row["resource_id"])
         assert Decimal(row["telemetry_gpu_hours"]) == Decimal(observed[key]) / 3600
         assert Decimal(row["effective_gpu_hours"]) == effective[key] / 3600
+        assert Decimal(row["active_gpu_hours"]) == active[key] / 3600
     # H100 nodes export no GR_ENGINE_ACTIVE (the fallback case); the A100 nodes do
     models = samples.filter(pl.col("metric") == "DCGM_FI_PROF_GR_ENGINE_ACTIVE")["gpu_model_name"].unique().to_list()
     assert models == ["NVIDIA A100-SXM4-40GB"]

@@ -11,6 +11,10 @@
     'lambda',
     'aws_price_list',
     'aws_spot',
+    'runpod',
+    'vast',
+    'oci',
+    'coreweave',
 ] -%}
 
 with

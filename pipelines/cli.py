@@ -104,6 +104,8 @@ def _demo(home: FinopsHome, args: argparse.Namespace) -> int:
     os.environ["FINOPS_OFFLINE"] = "1"
     if not _refresh_prices(demo_first_day(), demo_last_day()):
         return 1
+    if not _demo_telemetry(home, args.seed):
+        return 1
     # On-prem cost lines run to a cut-off day (default: yesterday); pin it to the sample's last day.
     dbt_vars = {"onprem_costs_through": demo_last_day().isoformat()}
     results, ok = _materialize(home, selection=None, dbt_vars=dbt_vars)
@@ -148,8 +150,9 @@ def _materialize(
     definitions = defs()
     job = definitions.resolve_implicit_global_asset_job_def()
     graph = definitions.resolve_asset_graph()
-    # Daily-partitioned price assets run through `gpu-finops prices refresh`, one day at a time.
-    prices = dg.AssetSelection.groups("prices")
+    # Daily-partitioned price assets run through `gpu-finops prices refresh`, one day at a time, and
+    # Prometheus telemetry through its own daily job.
+    prices = dg.AssetSelection.groups("prices", "telemetry")
     if selection is None:
         needed = dg.AssetSelection.all() - prices
     else:
@@ -239,6 +242,49 @@ def _refresh_prices(first: date, last: date) -> bool:
     for key in sorted(selection, key=lambda key: key.to_user_string()):
         if key.to_user_string() not in reported and "__".join(key.path) not in failed:
             print(f"{key.to_user_string()} {days}: skipped (see the log above for why)")
+    return result.success
+
+
+def _demo_telemetry(home: FinopsHome, seed: int) -> bool:
+    """The demo fleet's GPU telemetry: nvidia-smi logs and the host map into the landing zone, and the
+    recorded Prometheus answers loaded offline, all demo days in one run (see docs/gpu-telemetry.md)."""
+    import dagster as dg
+
+    from pipelines.definitions import defs
+    from pipelines.lib.landing import register
+    from pipelines.lib.telemetry import HOST_MAP_SOURCE, NVIDIA_SMI_SOURCE, prometheus_payloads
+    from sources.synthetic.demo_organisation import DEFAULT_START_MONTH, demo_first_day, demo_last_day
+    from sources.synthetic.demo_telemetry import write_demo_telemetry
+
+    first_day = demo_first_day()
+    with tempfile.TemporaryDirectory() as scratch:
+        written = write_demo_telemetry(Path(scratch), seed=seed, start_month=DEFAULT_START_MONTH)
+        register(home, NVIDIA_SMI_SOURCE, written["nvidia_smi"])
+        register(home, HOST_MAP_SOURCE, written["host_map"])
+        recordings = prometheus_payloads(home, first_day).parent
+        shutil.copytree(written["prometheus"], recordings, dirs_exist_ok=True)
+    definitions = defs()
+    job = definitions.resolve_implicit_global_asset_job_def()
+    selection = dg.AssetSelection.groups("telemetry").resolve(definitions.resolve_asset_graph())
+    with dg.DagsterInstance.get() as instance:
+        result = job.execute_in_process(
+            instance=instance,
+            asset_selection=list(selection),
+            tags={
+                "dagster/asset_partition_range_start": first_day.isoformat(),
+                "dagster/asset_partition_range_end": demo_last_day().isoformat(),
+            },
+            raise_on_error=False,
+        )
+    for event in result.get_asset_materialization_events():
+        metadata = {key: value.value for key, value in event.step_materialization_data.materialization.metadata.items()}
+        print(
+            f"loaded    Prometheus GPU metrics (recorded): {metadata.get('days_loaded')} days, "
+            f"{metadata.get('hosts')} hosts, {metadata.get('rows_loaded')} samples"
+        )
+    for event in result.all_events:
+        if event.is_step_failure:
+            print(f"error in {event.step_key}: {event.step_failure_data.error.message.strip()}", file=sys.stderr)
     return result.success
 
 

@@ -18,6 +18,7 @@ from pipelines.lib.billing_sources import SOURCES_BY_NAME
 from pipelines.lib.focus_validator import validate_focus_file
 from sources.synthetic.demo_common import group_of
 from sources.synthetic.demo_organisation import write_demo_organisation
+from sources.synthetic.demo_telemetry import write_demo_telemetry
 from tests.focus_fixtures import BASE_ROW, focus_rows, write_csv
 from tests.warehouse_helpers import query as warehouse_query
 from tests.warehouse_helpers import table_fingerprint
@@ -342,3 +343,40 @@ def test_demo_price_index_answers_what_an_h100_hour_costs_today_and_30_days_ago(
         "where provider = 'AWS' and region = 'us-east-1' and gpu_model = 'H100' and pricing_model = 'on_demand'",
     )
     assert cheapest_aws == [("p5.48xlarge", Decimal("55.04"), Decimal("6.88"))]
+
+
+def test_demo_gpu_utilization_matches_the_telemetry_generators_ledger(demo: tuple[Path, dict], tmp_path: Path):
+    """Per day and instance, the mart's observed, active, effective and idle GPU-hours are the generator's own.
+
+    The ledger sums each generated sample's ratio × seconds exactly; the mart gets there through hourly
+    ratios rounded at 12 decimals, hence the 1e-6 GPU-hour tolerance. Every instance with telemetry is one
+    the demo bills that day (match_status `matched`), and idle is observed minus active.
+    """
+    home, _ = demo
+    ledger = json.loads(write_demo_telemetry(tmp_path / "telemetry", seed=7)["expected"].read_text())["days"]
+    # 5 CUR 2.0 instances via DCGM (p5 pretrain and chat, p4d eval, two p4d spot), 6 legacy ones via nvidia-smi
+    assert len({row["resource_id"] for row in ledger}) == 11
+    mart = {
+        (str(day), resource): row
+        for day, resource, *row in query(
+            home,
+            """
+            select usage_date, resource_id, match_status, telemetry_gpu_hours, active_gpu_hours,
+                   effective_gpu_hours, idle_gpu_hours, util_is_fallback, provisioned_gpu_hours
+            from marts.fct_gpu_utilization_daily
+            where match_status <> 'billed_without_telemetry'
+            """,
+        )
+    }
+    assert set(mart) == {(row["day"], row["resource_id"]) for row in ledger}
+    tolerance = Decimal("0.000001")
+    for row in ledger:
+        status, observed, active, effective, idle, fallback, provisioned = mart[(row["day"], row["resource_id"])]
+        assert status == "matched", row
+        assert abs(observed - Decimal(row["telemetry_gpu_hours"])) < tolerance, row
+        assert abs(active - Decimal(row["active_gpu_hours"])) < tolerance, row
+        assert abs(effective - Decimal(row["effective_gpu_hours"])) < tolerance, row
+        assert abs(idle - (Decimal(row["telemetry_gpu_hours"]) - Decimal(row["active_gpu_hours"]))) < tolerance, row
+        # samples stand for whole steps inside the billed running time (the legacy CUR rounds hours to 10 decimals)
+        assert observed <= provisioned + tolerance, row
+        assert fallback == (row["gpu_model"] == "H100" or row["via"] == "nvidia_smi"), row

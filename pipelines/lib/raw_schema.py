@@ -12,12 +12,14 @@ from pipelines.lib.billing_sources import BILLING_SOURCES
 from pipelines.lib.fx_rates import FX_RATES
 from pipelines.lib.market_prices import price_table
 from pipelines.lib.price_feeds import PRICE_FEEDS
+from pipelines.lib.telemetry import TELEMETRY_TABLES
 from pipelines.lib.warehouse import RawTable, ReferenceTable, ensure_tables
 
 RAW_TABLES: tuple[RawTable | ReferenceTable, ...] = (
     *(source.raw_table for source in BILLING_SOURCES),
     FX_RATES,
     *{price_table(feed).name: price_table(feed) for feed in PRICE_FEEDS}.values(),
+    *TELEMETRY_TABLES,
 )
 
 

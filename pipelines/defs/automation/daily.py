@@ -2,10 +2,11 @@ import dagster as dg
 
 daily_refresh_job = dg.define_asset_job(
     name="daily_refresh",
-    selection=dg.AssetSelection.all() - dg.AssetSelection.groups("prices"),
+    selection=dg.AssetSelection.all() - dg.AssetSelection.groups("prices", "telemetry"),
     description=(
         "Load whatever arrived in the landing zone, then rebuild every model and run every test. "
-        "Prices and exchange rates have their own daily-partitioned job (prices_daily), an hour earlier."
+        "Prices and exchange rates have their own daily-partitioned job (prices_daily), an hour earlier; Prometheus "
+        "GPU metrics theirs (telemetry_daily), half an hour earlier."
     ),
 )
 

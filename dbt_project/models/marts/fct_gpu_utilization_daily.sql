@@ -1,0 +1,163 @@
+{#-
+    What the paid GPU-hours did, per day: the GPU cost lines of each billed resource (instance, VM,
+    owned server) joined to the telemetry of that resource's GPUs. Provisioned GPU-hours and cost
+    come from the bill; telemetry, active (GR-engine) and effective (SM-active) GPU-hours from
+    int_telemetry__gpu_hourly. Idle GPU-hours are hours observed but not active; hours billed but
+    not observed are unobserved, not idle. Cost is shared out by the bill's own price per GPU-hour
+    of that day. Resources billed without telemetry, and telemetry that names no billed resource,
+    are kept (match_status) and listed by the check assert_gpu_telemetry_matches_billing.
+-#}
+
+{%- set grain = [
+    'usage_date', 'provider_name', 'resource_id', 'host', 'gpu_model', 'team', 'billing_currency',
+] -%}
+
+with
+
+gpu_cost_lines as (
+
+    select * from {{ ref('int_billing__cost_lines') }}
+    where x_gpu_model is not null
+        and ResourceId is not null
+
+),
+
+billed as (
+
+    select
+        cast({{ dbt.date_trunc('day', 'ChargePeriodStart') }} as date) as usage_date,
+        ProviderName as provider_name,
+        ResourceId as resource_id,
+        x_gpu_model as gpu_model,
+        BillingCurrency as billing_currency,
+        -- a resource has one owner; if its tags change within a day, the last name in order wins
+        max(x_team) as team,
+        sum(x_gpu_hours) as provisioned_gpu_hours,
+        sum(EffectiveCost) as effective_cost
+    from gpu_cost_lines
+    group by
+        cast({{ dbt.date_trunc('day', 'ChargePeriodStart') }} as date),
+        ProviderName,
+        ResourceId,
+        x_gpu_model,
+        BillingCurrency
+
+),
+
+hourly as (
+
+    select * from {{ ref('int_telemetry__gpu_hourly') }}
+
+),
+
+seen as (
+
+    select
+        usage_date,
+        resource_id,
+        max(host) as host,
+        max(gpu_model) as gpu_model,
+        count(distinct gpu_uuid) as gpus_seen,
+        sum(telemetry_gpu_hours) as telemetry_gpu_hours,
+        sum(active_gpu_hours) as active_gpu_hours,
+        sum(effective_gpu_hours) as effective_gpu_hours,
+        sum(energy_kwh) as energy_kwh,
+        max(case when util_is_fallback then 1 else 0 end) as util_is_fallback,
+        max(case when ratio_clamped then 1 else 0 end) as ratio_clamped
+    from hourly
+    -- telemetry of a host the map does not know stays visible, keyed by its host name
+    group by usage_date, resource_id, case when resource_id is null then host end
+
+),
+
+joined as (
+
+    select
+        coalesce(billed.usage_date, seen.usage_date) as usage_date,
+        billed.provider_name,
+        coalesce(billed.resource_id, seen.resource_id) as resource_id,
+        seen.host,
+        coalesce(billed.gpu_model, seen.gpu_model) as gpu_model,
+        billed.team,
+        billed.billing_currency,
+        case
+            when billed.resource_id is null then 'telemetry_without_billing'
+            when seen.usage_date is null then 'billed_without_telemetry'
+            else 'matched'
+        end as match_status,
+        coalesce(seen.gpus_seen, 0) as gpus_seen,
+        coalesce(billed.provisioned_gpu_hours, 0) as provisioned_gpu_hours,
+        coalesce(seen.telemetry_gpu_hours, 0) as telemetry_gpu_hours,
+        coalesce(seen.active_gpu_hours, 0) as active_gpu_hours,
+        coalesce(seen.effective_gpu_hours, 0) as effective_gpu_hours,
+        seen.energy_kwh,
+        coalesce(seen.util_is_fallback, 0) = 1 as util_is_fallback,
+        coalesce(seen.ratio_clamped, 0) = 1 as ratio_clamped,
+        billed.effective_cost
+    from billed
+    full outer join seen
+        on billed.usage_date = seen.usage_date
+        and billed.resource_id = seen.resource_id
+
+),
+
+hours as (
+
+    select
+        joined.*,
+        -- observed but not active; never negative, never more than what was paid for
+        greatest(telemetry_gpu_hours - active_gpu_hours, 0) as idle_gpu_hours_observed,
+        greatest(provisioned_gpu_hours - telemetry_gpu_hours, 0) as unobserved_gpu_hours
+    from joined
+
+),
+
+final as (
+
+    select
+        {{ generate_surrogate_key(grain) }} as gpu_utilization_daily_key,
+        usage_date,
+        provider_name,
+        resource_id,
+        host,
+        gpu_model,
+        team,
+        billing_currency,
+        match_status,
+        cast(gpus_seen as bigint) as gpus_seen,
+        cast(provisioned_gpu_hours as decimal(38, 12)) as provisioned_gpu_hours,
+        cast(telemetry_gpu_hours as decimal(38, 12)) as telemetry_gpu_hours,
+        cast(active_gpu_hours as decimal(38, 12)) as active_gpu_hours,
+        cast(effective_gpu_hours as decimal(38, 12)) as effective_gpu_hours,
+        cast(idle_gpu_hours_observed as decimal(38, 12)) as idle_gpu_hours,
+        cast(unobserved_gpu_hours as decimal(38, 12)) as unobserved_gpu_hours,
+        util_is_fallback,
+        ratio_clamped,
+        cast(energy_kwh as decimal(38, 12)) as energy_kwh,
+        cast(effective_cost as decimal(38, 12)) as effective_cost,
+        -- telemetry without a bill has no cost: every cost column stays null there
+        case when effective_cost is not null then
+            {{ decimal_divide('effective_cost', 'provisioned_gpu_hours', 6) }}
+        end as cost_per_provisioned_gpu_hour,
+        {%- for name, hours in [
+            ('telemetry_cost', 'least(telemetry_gpu_hours, provisioned_gpu_hours)'),
+            ('active_cost', 'least(active_gpu_hours, provisioned_gpu_hours)'),
+            ('effective_hours_cost', 'least(effective_gpu_hours, provisioned_gpu_hours)'),
+            ('idle_cost', 'least(idle_gpu_hours_observed, provisioned_gpu_hours)'),
+            ('unobserved_cost', 'unobserved_gpu_hours'),
+        ] %}
+        case when effective_cost is not null then
+            {{ decimal_divide('effective_cost * ' ~ hours, 'provisioned_gpu_hours', 12) }}
+        end as {{ name }},
+        {%- endfor %}
+        case when effective_cost is not null and active_gpu_hours > 0 then
+            {{ decimal_divide('effective_cost', 'active_gpu_hours', 6) }}
+        end as effective_cost_per_active_gpu_hour,
+        case when effective_cost is not null and effective_gpu_hours > 0 then
+            {{ decimal_divide('effective_cost', 'effective_gpu_hours', 6) }}
+        end as effective_cost_per_utilized_gpu_hour
+    from hours
+
+)
+
+select * from final

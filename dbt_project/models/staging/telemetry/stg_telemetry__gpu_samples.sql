@@ -1,0 +1,100 @@
+{#-
+    Every GPU telemetry sample, DCGM-through-Prometheus and nvidia-smi alike, one row per GPU and
+    sample time with the metrics side by side. A sample describes the `sample_seconds` before
+    `sampled_at`, so it belongs to the hour its interval starts in. When two loads hold the same
+    GPU, metric and time (overlapping log files), the later load wins: nothing is counted twice.
+    Values stay in their source units here; int_telemetry__gpu_hourly normalises ratios.
+    A table, not a view like other staging models: samples are the largest input in the warehouse,
+    and the tests and the hourly roll-up would otherwise each repeat the de-duplication and pivot.
+-#}
+
+{{ config(materialized='table') }}
+
+{%- set sample_columns = [
+    'source', 'host', 'gpu_uuid', 'gpu_index', 'gpu_model_name', 'metric', 'value', 'namespace', 'pod',
+    'resource_id', 'sampled_at', 'sample_seconds',
+] %}
+
+with
+
+-- a Prometheus load replaces whole days, so its rows never overlap another load's
+prometheus as (
+
+    select {{ sample_columns | join(', ') }}
+    from {{ source('raw', 'prometheus_gpu_samples') }}
+
+),
+
+-- nvidia-smi logs can overlap (a log rotated mid-day, a host logging to two files): the latest load wins
+nvidia_smi as (
+
+    select
+        {{ sample_columns | join(', ') }},
+        row_number() over (
+            partition by host, gpu_uuid, metric, sampled_at
+            order by _ingested_at desc, _load_id desc
+        ) as load_rank
+    from {{ source('raw', 'nvidia_smi_gpu_samples') }}
+
+),
+
+latest as (
+
+    select * from prometheus
+    union all
+    select {{ sample_columns | join(', ') }} from nvidia_smi
+    where load_rank = 1
+
+),
+
+pivoted as (
+
+    select
+        source as telemetry_source,
+        host,
+        gpu_uuid,
+        sampled_at,
+        max(sample_seconds) as sample_seconds,
+        max(gpu_index) as gpu_index,
+        max(gpu_model_name) as gpu_model_name,
+        max(namespace) as namespace,
+        max(pod) as pod,
+        max(resource_id) as resource_id_label,
+        max(case when metric = 'DCGM_FI_PROF_GR_ENGINE_ACTIVE' then value end) as gr_engine_active,
+        max(case when metric = 'DCGM_FI_PROF_SM_ACTIVE' then value end) as sm_active,
+        max(case when metric = 'DCGM_FI_PROF_PIPE_TENSOR_ACTIVE' then value end) as tensor_active,
+        max(case when metric = 'DCGM_FI_DEV_GPU_UTIL' then value end) as gpu_util_percent,
+        max(case when metric = 'DCGM_FI_DEV_FB_USED' then value end) as fb_used_mib,
+        max(case when metric = 'DCGM_FI_DEV_POWER_USAGE' then value end) as power_w,
+        max(case when metric = 'DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION' then value end) as energy_mj
+    from latest
+    group by source, host, gpu_uuid, sampled_at
+
+),
+
+final as (
+
+    select
+        telemetry_source,
+        host,
+        gpu_uuid,
+        gpu_index,
+        gpu_model_name,
+        namespace,
+        pod,
+        resource_id_label,
+        sampled_at,
+        cast(sample_seconds as bigint) as sample_seconds,
+        {{ dbt.date_trunc('hour', dbt.dateadd('second', '-1 * sample_seconds', 'sampled_at')) }} as hour_start,
+        gr_engine_active,
+        sm_active,
+        tensor_active,
+        gpu_util_percent,
+        fb_used_mib,
+        power_w,
+        energy_mj
+    from pivoted
+
+)
+
+select * from final

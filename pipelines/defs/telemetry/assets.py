@@ -1,0 +1,135 @@
+"""GPU utilization telemetry as assets: DCGM metrics from Prometheus per day, nvidia-smi logs and the host map."""
+
+import os
+from datetime import date
+
+import dagster as dg
+from dagster_duckdb import DuckDBResource
+
+from pipelines.lib.settings import DUCKDB_WRITER_POOL, finops_home, offline
+from pipelines.lib.telemetry import (
+    DEFAULT_STEP_SECONDS,
+    HOST_MAP,
+    NVIDIA_SMI_SAMPLES,
+    NVIDIA_SMI_TIMEZONE_ENV,
+    PROMETHEUS_SAMPLES,
+    STEP_ENV,
+    TelemetryDelivery,
+    fetch_prometheus_days,
+    ingest_host_maps,
+    ingest_nvidia_smi_logs,
+)
+from pipelines.lib.warehouse import ensure_tables
+
+TELEMETRY_PARTITIONS = dg.DailyPartitionsDefinition(start_date="2024-01-01", timezone="UTC")
+"""Complete UTC days only: the newest partition is yesterday."""
+
+
+@dg.asset(
+    key=["raw", "prometheus_gpu_samples"],
+    group_name="telemetry",
+    partitions_def=TELEMETRY_PARTITIONS,
+    backfill_policy=dg.BackfillPolicy.single_run(),
+    pool=DUCKDB_WRITER_POOL,
+    kinds={"duckdb", "prometheus"},
+    output_required=False,
+    description=(
+        "NVIDIA DCGM exporter GPU metrics (SM/GR-engine/tensor activity, GPU util, memory, power, energy) per GPU "
+        "from the Prometheus HTTP API (FINOPS_PROMETHEUS_URL, optional bearer token FINOPS_PROMETHEUS_TOKEN, step "
+        "FINOPS_PROMETHEUS_STEP_SECONDS, default 60), one UTC day per partition, replacing that day. Skipped, not "
+        "failed, when FINOPS_PROMETHEUS_URL is unset. Answers are kept under FINOPS_HOME/raw/telemetry/prometheus/"
+        "<day>/; with FINOPS_OFFLINE=1 those recordings are parsed instead of calling Prometheus."
+    ),
+)
+def prometheus_gpu_samples(context: dg.AssetExecutionContext, duckdb: DuckDBResource):
+    home = finops_home().ensure()
+    window = context.partition_time_window
+    step = int(os.environ.get(STEP_ENV) or DEFAULT_STEP_SECONDS)
+    first, last = window.start.date(), window.end.date()
+    days = [date.fromordinal(number) for number in range(first.toordinal(), last.toordinal())]
+    with duckdb.get_connection() as con:
+        ensure_tables(con, PROMETHEUS_SAMPLES)
+        load = fetch_prometheus_days(home, con, days, offline=offline(), log=context.log, step_seconds=step)
+        total = con.execute(f"SELECT count(*) FROM {PROMETHEUS_SAMPLES.name}").fetchone()[0]
+    for reason in load.skipped[:5]:
+        context.log.warning(reason)
+    if load.outcome is None:
+        # Nothing configured or recorded: no materialization, so nothing downstream runs on it.
+        context.log.warning("no GPU metrics loaded for %d day(s): %s", len(days), load.skipped[0])
+        return
+    yield dg.MaterializeResult(
+        metadata={
+            "status": load.outcome.status,
+            "days_loaded": len(load.days),
+            "days_skipped": dg.MetadataValue.json(load.skipped),
+            "query_range_answers": load.responses,
+            "hosts": load.hosts,
+            "rows_loaded": load.outcome.rows,
+            "dagster/row_count": total,
+        }
+    )
+
+
+def _delivery_metadata(results: list[TelemetryDelivery], total: int) -> dict:
+    return {
+        "telemetry_deliveries": dg.MetadataValue.json([r.as_dict() for r in results]),
+        "loaded": sum(r.status == "loaded" for r in results),
+        "duplicates_skipped": sum(r.status == "duplicate" for r in results),
+        "rejected": sum(r.status == "rejected" for r in results),
+        "rows_loaded": sum(r.rows for r in results if r.status == "loaded"),
+        "dagster/row_count": total,
+    }
+
+
+@dg.asset(
+    key=["raw", "nvidia_smi_gpu_samples"],
+    group_name="ingest",
+    pool=DUCKDB_WRITER_POOL,
+    kinds={"duckdb", "polars"},
+    description=(
+        "nvidia-smi --query-gpu=timestamp,name,uuid,utilization.gpu,memory.used,power.draw --format=csv -l N logs "
+        "dropped into FINOPS_HOME/landing/nvidia_smi (one host per file, <host>.csv or <host>--<anything>.csv; "
+        "local times read in FINOPS_NVIDIA_SMI_TIMEZONE, default UTC). A file replaces its own rows per day and host; "
+        "a rejected one is moved to quarantine with a reason file."
+    ),
+)
+def nvidia_smi_gpu_samples(context: dg.AssetExecutionContext, duckdb: DuckDBResource) -> dg.MaterializeResult:
+    home = finops_home().ensure()
+    timezone = os.environ.get(NVIDIA_SMI_TIMEZONE_ENV) or "UTC"
+    with duckdb.get_connection() as con:
+        ensure_tables(con, NVIDIA_SMI_SAMPLES)
+        results = ingest_nvidia_smi_logs(home, con, timezone=timezone, log=context.log)
+        total = con.execute(f"SELECT count(*) FROM {NVIDIA_SMI_SAMPLES.name}").fetchone()[0]
+    return dg.MaterializeResult(metadata=_delivery_metadata(results, total))
+
+
+@dg.asset(
+    key=["raw", "telemetry_host_map"],
+    group_name="ingest",
+    pool=DUCKDB_WRITER_POOL,
+    kinds={"duckdb", "polars"},
+    description=(
+        "The host → billed resource map a user maintains (docs/gpu-telemetry.md), for hosts whose metric labels "
+        "carry no resource id: CSV files dropped into FINOPS_HOME/landing/telemetry_host_map, each replacing the "
+        "whole map."
+    ),
+)
+def telemetry_host_map(context: dg.AssetExecutionContext, duckdb: DuckDBResource) -> dg.MaterializeResult:
+    home = finops_home().ensure()
+    with duckdb.get_connection() as con:
+        ensure_tables(con, HOST_MAP)
+        results = ingest_host_maps(home, con, log=context.log)
+        total = con.execute(f"SELECT count(*) FROM {HOST_MAP.name}").fetchone()[0]
+    return dg.MaterializeResult(metadata=_delivery_metadata(results, total))
+
+
+telemetry_daily_job = dg.define_asset_job(
+    name="telemetry_daily",
+    selection=dg.AssetSelection.groups("telemetry"),
+    partitions_def=TELEMETRY_PARTITIONS,
+    description="Read yesterday's DCGM GPU metrics from Prometheus (skipped when FINOPS_PROMETHEUS_URL is unset).",
+)
+
+telemetry_daily_schedule = dg.build_schedule_from_partitioned_job(
+    telemetry_daily_job, hour_of_day=5, minute_of_hour=30, default_status=dg.DefaultScheduleStatus.RUNNING
+)

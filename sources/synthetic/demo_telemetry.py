@@ -1,0 +1,323 @@
+"""GPU telemetry for the demo organisation's AWS GPU fleet, as DCGM-through-Prometheus answers and nvidia-smi logs.
+
+The machines are the ones the demo's AWS bills pay for: the same fleets (`demo_aws.CUR2_FLEET`,
+`demo_aws.LEGACY_FLEET`), the same running intervals and the same instance ids, drawn from the same
+seeded generators in the same order as the bill writers. While an instance runs, each of its GPUs
+reports a sample every step; how busy it is follows its workload:
+
+| workload | fleet | SM-active |
+|---|---|---|
+| training | p5-pretrain, p4d-sweep (spot) | 0.80–0.95, but ≤ 0.05 in the first hour of a run (loading) |
+| serving | p5-chat (reserved, always on) | 0.20–0.50 weekdays 08–20 UTC, ≤ 0.04 nights and weekends |
+| evaluation | p4d-eval (Savings Plan, always on) | 0.50–0.75 weekdays 09–18 UTC, ≤ 0.03 otherwise |
+| inference | g5-ocr, g6e-embed | 0.20–0.50 08–20 UTC, ≤ 0.05 otherwise |
+| batch | g6e-batch (spot) | 0.40–0.90 |
+
+The main organisation's clusters (CUR 2.0 accounts) run NVIDIA's DCGM exporter scraped by
+Prometheus: one recorded `query_range` answer per metric and UTC day, in the layout the telemetry
+asset keeps its own fetches in (`prometheus/<day>/<metric>__<step>s__<start>-<end>.json.gz`). Their
+series carry the node's providerID, so they name their instance. The H100 nodes do not export
+`DCGM_FI_PROF_GR_ENGINE_ACTIVE` (as on GPU Operator 24.9.2), so their active ratio falls back to GPU
+utilization. The acquired subsidiary (legacy CUR) logs `nvidia-smi --format=csv -l 300` to one file
+per host and month, and `host_map.csv` maps those host names to instance ids.
+
+`expected_utilization.json` is the generator's own ledger, per UTC day and instance: GPU-hours with
+telemetry, active GPU-hours (GR-engine, else GPU-util / 100) and effective GPU-hours (SM-active; none
+for nvidia-smi hosts, which do not report it), in exact decimals, built from the values as generated,
+never by reading the files back.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import json
+import random
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
+from decimal import Decimal
+from pathlib import Path
+
+from sources.synthetic import demo_aws
+from sources.synthetic.demo_common import GPU_MODELS, instance_schedules, rng_for, text
+from sources.synthetic.focus_samples import BillingMonth, billing_months
+from sources.telemetry import samples
+from sources.telemetry.prometheus import matrix_payload
+
+PROMETHEUS_STEP_SECONDS = 900
+NVIDIA_SMI_INTERVAL_SECONDS = 300
+EXPECTED_FILE = "expected_utilization.json"
+HOST_MAP_FILE = "host_map.csv"
+
+# GPU model (seed vocabulary) -> (nvidia-smi / DCGM modelName, framebuffer MiB, board power W)
+GPU_HARDWARE = {
+    "H100": ("NVIDIA H100 80GB HBM3", 81559, 700),
+    "A100 40GB": ("NVIDIA A100-SXM4-40GB", 40960, 400),
+    "A10G": ("NVIDIA A10G", 23028, 300),
+    "L40S": ("NVIDIA L40S", 46068, 350),
+}
+WORKLOADS = {
+    "p5-pretrain": "training",
+    "p4d-sweep": "training",
+    "p5-chat": "serving",
+    "p4d-eval": "evaluation",
+    "g5-ocr": "inference",
+    "g6e-embed": "inference",
+    "g6e-batch": "batch",
+}
+NO_GR_ENGINE_MODELS = frozenset({"H100"})
+"""DCGM profiling field GR_ENGINE_ACTIVE missing on these nodes: the models fall back to GPU_UTIL / 100."""
+EPOCH_ORDINAL = date(1970, 1, 1).toordinal()
+
+
+@dataclass(frozen=True)
+class GpuHost:
+    """One running instance of the billed fleet and what its telemetry calls it."""
+
+    fleet: str
+    resource_id: str
+    zone: str
+    host: str
+    gpu_model: str
+    gpus: int
+    team: str
+    intervals: list[tuple[datetime, datetime]]
+    via: str  # dcgm_prometheus | nvidia_smi
+
+
+def demo_gpu_hosts(seed: int, months: Sequence[BillingMonth]) -> list[GpuHost]:
+    """The AWS GPU instances exactly as demo_aws draws them (same generators, same order)."""
+    hosts = []
+    for fleets, via in (
+        (demo_aws.CUR2_FLEET, samples.SOURCE_PROMETHEUS),
+        (demo_aws.LEGACY_FLEET, samples.SOURCE_NVIDIA_SMI),
+    ):
+        for fleet in fleets:
+            if fleet.instance_type.name not in GPU_MODELS:
+                continue
+            gpu_model, gpus = GPU_MODELS[fleet.instance_type.name]
+            fleet_rng = rng_for(seed, demo_aws.SOURCE, fleet.name, "resources")
+            schedules = instance_schedules(seed, demo_aws.SOURCE, fleet.name, fleet.count, fleet.pattern, months)
+            for number, intervals in enumerate(schedules, start=1):
+                resource_id = f"i-{fleet_rng.getrandbits(68):017x}"
+                zone = fleet_rng.choice(fleet.region.zones)
+                if via == samples.SOURCE_PROMETHEUS:
+                    octets = rng_for(seed, "telemetry", resource_id).sample(range(1, 255), 3)
+                    host = f"ip-10-{octets[0]}-{octets[1]}-{octets[2]}.{fleet.region.code}.compute.internal"
+                else:
+                    host = f"vision-{fleet.name.split('-', 1)[1]}-{number:02d}"
+                hosts.append(
+                    GpuHost(fleet.name, resource_id, zone, host, gpu_model, gpus, fleet.owner.team, intervals, via)
+                )
+    return hosts
+
+
+def _sm_active(workload: str, moment: int, run_start: int, rng: random.Random) -> float:
+    """SM-active of the step starting at `moment` (Unix seconds) for a run that started at `run_start`."""
+    hour = moment // 3600 % 24
+    weekday = (moment // 86400 + 3) % 7 < 5  # 1970-01-01 was a Thursday
+    if workload == "training":
+        return rng.uniform(0.0, 0.05) if moment - run_start < 3600 else rng.uniform(0.80, 0.95)
+    if workload == "serving":
+        return rng.uniform(0.20, 0.50) if weekday and 8 <= hour < 20 else rng.uniform(0.0, 0.04)
+    if workload == "evaluation":
+        return rng.uniform(0.50, 0.75) if weekday and 9 <= hour < 18 else rng.uniform(0.0, 0.03)
+    if workload == "inference":
+        return rng.uniform(0.20, 0.50) if 8 <= hour < 20 else rng.uniform(0.0, 0.05)
+    return rng.uniform(0.40, 0.90)
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One GPU sample in integers: ratios in 1/10,000, GPU util in %, memory in MiB, power in 1/100 W."""
+
+    at: int
+    sm: int
+    gr: int
+    util: int
+    tensor: int
+    fb_mib: int
+    power_cw: int
+
+    def value(self, metric: str) -> str:
+        if metric == samples.SM_ACTIVE:
+            return _ratio(self.sm)
+        if metric == samples.GR_ENGINE_ACTIVE:
+            return _ratio(self.gr)
+        if metric == samples.TENSOR_ACTIVE:
+            return _ratio(self.tensor)
+        if metric == samples.GPU_UTIL:
+            return str(self.util)
+        if metric == samples.FB_USED:
+            return str(self.fb_mib)
+        return f"{self.power_cw // 100}.{self.power_cw % 100:02d}"
+
+
+def _ratio(units: int) -> str:
+    return f"{units // 10000}.{units % 10000:04d}"
+
+
+def _gpu_samples(host: GpuHost, gpu: int, step: int, seed: int) -> list[Sample]:
+    """One GPU's samples while its instance runs; a sample at `at` covers the step before it."""
+    rng = rng_for(seed, "telemetry", host.resource_id, str(gpu))
+    _, memory_mib, board_watts = GPU_HARDWARE[host.gpu_model]
+    workload = WORKLOADS[host.fleet]
+    result = []
+    for begin, end in host.intervals:
+        begin_at, end_at = int(begin.timestamp()), int(end.timestamp())
+        first = begin_at + step
+        moment = first + (-first % step)
+        while moment <= end_at:
+            sm = round(_sm_active(workload, moment - step, begin_at, rng) * 10000)
+            gr = sm if sm < 100 else min(10000, round(sm * 1.1 + 200))
+            util = min(100, round(gr / 100 + 15)) if gr > 500 else round(gr / 100)
+            result.append(
+                Sample(
+                    at=moment,
+                    sm=sm,
+                    gr=gr,
+                    util=util,
+                    tensor=round(sm * 0.55),
+                    fb_mib=int(memory_mib * (0.85 if gr > 500 else 0.08)),
+                    power_cw=7000 + (board_watts - 70) * gr // 100,
+                )
+            )
+            moment += step
+    return result
+
+
+def _active_units(host: GpuHost, sample: Sample) -> int:
+    """The active ratio in 1/10,000: GR-engine, or GPU util / 100 where GR-engine is not reported
+    (the H100 nodes' exporter, and nvidia-smi, which has no such field)."""
+    if host.via == samples.SOURCE_NVIDIA_SMI or host.gpu_model in NO_GR_ENGINE_MODELS:
+        return sample.util * 100
+    return sample.gr
+
+
+def write_demo_telemetry(
+    out_dir: Path, seed: int = 42, start_month: str = "2026-09", months: int = 2
+) -> dict[str, Path]:
+    """Write Prometheus recordings, nvidia-smi logs, the host map and the ledger; returns their paths."""
+    out_dir = Path(out_dir)
+    periods = billing_months(start_month, months)
+    prometheus_dir = out_dir / "prometheus"
+    smi_dir = out_dir / "nvidia_smi"
+    days = [day.date() for period in periods for day in period.days]
+    # resource -> day number -> [telemetry seconds, active units x seconds, SM-active units x seconds]
+    ledger_units: dict[str, dict[int, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0, 0]))
+    facts: dict[str, GpuHost] = {}
+    # (day, metric) -> list of (labels, points)
+    series: dict[tuple[date, str], list] = defaultdict(list)
+    smi_rows: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for host in demo_gpu_hosts(seed, periods):
+        facts[host.resource_id] = host
+        step = PROMETHEUS_STEP_SECONDS if host.via == samples.SOURCE_PROMETHEUS else NVIDIA_SMI_INTERVAL_SECONDS
+        model_name = GPU_HARDWARE[host.gpu_model][0]
+        uuid_rng = rng_for(seed, "telemetry/uuid", host.resource_id)
+        for gpu in range(host.gpus):
+            uuid = "GPU-" + "-".join(f"{uuid_rng.getrandbits(bits):0{bits // 4}x}" for bits in (32, 16, 16, 16, 48))
+            by_day: dict[date, list[Sample]] = defaultdict(list)
+            sums = ledger_units[host.resource_id]
+            for sample in _gpu_samples(host, gpu, step, seed):
+                day_number = (sample.at - step) // 86400
+                by_day[day_number].append(sample)
+                day_sums = sums[day_number]
+                day_sums[0] += step
+                day_sums[1] += _active_units(host, sample) * step
+                if host.via == samples.SOURCE_PROMETHEUS:  # nvidia-smi has no SM-active
+                    day_sums[2] += sample.sm * step
+                if host.via == samples.SOURCE_NVIDIA_SMI:
+                    moment = datetime.fromtimestamp(sample.at, UTC)
+                    smi_rows[(host.host, moment.strftime("%Y-%m"))].append(
+                        f"{moment:%Y/%m/%d %H:%M:%S}.000, {model_name}, {uuid}, {sample.util} %, "
+                        f"{sample.fb_mib} MiB, {sample.value(samples.POWER_USAGE)} W"
+                    )
+            if host.via != samples.SOURCE_PROMETHEUS:
+                continue
+            labels = {
+                "gpu": str(gpu),
+                "UUID": uuid,
+                "device": f"nvidia{gpu}",
+                "modelName": model_name,
+                "Hostname": host.host,
+                "container": "worker",
+                "provider_id": f"aws:///{host.zone}/{host.resource_id}",
+            }
+            # The p4d cluster's Prometheus scrapes with honorLabels: false, so pod labels arrive renamed.
+            pod_keys = ("exported_namespace", "exported_pod") if host.fleet.startswith("p4d") else ("namespace", "pod")
+            labels |= {pod_keys[0]: host.team, pod_keys[1]: f"{host.fleet}-{gpu // 8}"}
+            for day_number, points in by_day.items():
+                day = date.fromordinal(EPOCH_ORDINAL + day_number)
+                texts = {
+                    samples.SM_ACTIVE: [_ratio(sample.sm) for sample in points],
+                    samples.GPU_UTIL: [str(sample.util) for sample in points],
+                    samples.TENSOR_ACTIVE: [_ratio(sample.tensor) for sample in points],
+                    samples.FB_USED: [str(sample.fb_mib) for sample in points],
+                    samples.POWER_USAGE: [sample.value(samples.POWER_USAGE) for sample in points],
+                }
+                if host.gpu_model not in NO_GR_ENGINE_MODELS:
+                    texts[samples.GR_ENGINE_ACTIVE] = [_ratio(sample.gr) for sample in points]
+                times = [sample.at for sample in points]
+                for metric, values in texts.items():
+                    series[(day, metric)].append((labels, list(zip(times, values, strict=True))))
+    for day in days:
+        start = datetime(day.year, day.month, day.day, tzinfo=UTC) + timedelta(seconds=PROMETHEUS_STEP_SECONDS)
+        end = datetime(day.year, day.month, day.day, tzinfo=UTC) + timedelta(days=1)
+        folder = prometheus_dir / day.isoformat()
+        folder.mkdir(parents=True, exist_ok=True)
+        for metric in PROMETHEUS_METRICS:
+            name = f"{metric}__{PROMETHEUS_STEP_SECONDS}s__{int(start.timestamp())}-{int(end.timestamp())}.json.gz"
+            (folder / name).write_bytes(
+                gzip.compress(matrix_payload(series.get((day, metric), [])), compresslevel=1, mtime=0)
+            )
+    smi_dir.mkdir(parents=True, exist_ok=True)
+    header = "timestamp, name, uuid, utilization.gpu [%], memory.used [MiB], power.draw [W]"
+    for (host_name, month), lines in sorted(smi_rows.items()):
+        (smi_dir / f"{host_name}--{month}.csv").write_text("\n".join([header, *sorted(lines)]) + "\n", encoding="utf-8")
+    host_map = out_dir / HOST_MAP_FILE
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["host", "resource_id", "provider_name", "valid_from", "valid_to"])
+    for host in facts.values():
+        if host.via == samples.SOURCE_NVIDIA_SMI:
+            writer.writerow([host.host, host.resource_id, "AWS", "", ""])
+    host_map.write_text(buffer.getvalue(), encoding="utf-8")
+    expected = out_dir / EXPECTED_FILE
+    rows = [
+        {
+            "day": day.isoformat(),
+            "resource_id": resource_id,
+            "host": facts[resource_id].host,
+            "fleet": facts[resource_id].fleet,
+            "gpu_model": facts[resource_id].gpu_model,
+            "team": facts[resource_id].team,
+            "via": facts[resource_id].via,
+            "telemetry_gpu_hours": text(Decimal(seconds) / 3600),
+            "active_gpu_hours": text(Decimal(active) / 36_000_000),
+            "effective_gpu_hours": text(Decimal(effective) / 36_000_000),
+        }
+        for resource_id, by_day in sorted(ledger_units.items())
+        for day_number, (seconds, active, effective) in sorted(by_day.items())
+        for day in [date.fromordinal(EPOCH_ORDINAL + day_number)]
+    ]
+    document = {
+        "seed": seed,
+        "prometheus_step_seconds": PROMETHEUS_STEP_SECONDS,
+        "nvidia_smi_interval_seconds": NVIDIA_SMI_INTERVAL_SECONDS,
+        "days": rows,
+    }
+    expected.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
+    return {"prometheus": prometheus_dir, "nvidia_smi": smi_dir, "host_map": host_map, "expected": expected}
+
+
+PROMETHEUS_METRICS = (
+    samples.SM_ACTIVE,
+    samples.GR_ENGINE_ACTIVE,
+    samples.GPU_UTIL,
+    samples.TENSOR_ACTIVE,
+    samples.FB_USED,
+    samples.POWER_USAGE,
+)

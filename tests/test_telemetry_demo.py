@@ -1,0 +1,62 @@
+"""The demo's telemetry: the recordings and logs read back through the real parsers agree with its ledger."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from decimal import Decimal
+from pathlib import Path
+
+import polars as pl
+
+from pipelines.lib.telemetry import stored_responses
+from sources.synthetic.demo_telemetry import write_demo_telemetry
+from sources.telemetry import prometheus
+from sources.telemetry.host_map import read_host_map
+from sources.telemetry.nvidia_smi import read_nvidia_smi_log
+
+
+def test_demo_telemetry_parses_and_matches_its_ledger(tmp_path: Path):
+    written = write_demo_telemetry(tmp_path / "a", seed=3, start_month="2026-10", months=1)
+    ledger = json.loads(written["expected"].read_text())
+    rows = ledger["days"]
+    host_map = read_host_map(written["host_map"])
+    mapped = dict(zip(host_map["host"], host_map["resource_id"], strict=True))
+    frames = [
+        prometheus.parse_responses(stored_responses(folder, "recorded"))
+        for folder in sorted(written["prometheus"].iterdir())
+    ]
+    frames += [read_nvidia_smi_log(path) for path in sorted(written["nvidia_smi"].iterdir())]
+    samples = pl.concat(frames).with_columns(
+        resource=pl.coalesce("resource_id", pl.col("host").replace_strict(mapped, default=None))
+    )
+    assert samples.filter(pl.col("resource").is_null()).is_empty(), "every host names its billed instance"
+    # per day and instance: observed seconds, and SM-active x seconds, from the parsed samples
+    # and active x seconds: GR-engine where the GPU reports it, else GPU util / 100
+    observed: dict[tuple[str, str], int] = defaultdict(int)
+    effective: dict[tuple[str, str], Decimal] = defaultdict(Decimal)
+    active: dict[tuple[str, str], Decimal] = defaultdict(Decimal)
+    reports_gr = set(samples.filter(pl.col("metric") == "DCGM_FI_PROF_GR_ENGINE_ACTIVE")["gpu_uuid"])
+    for day, resource, uuid, metric, value, seconds in samples.select(
+        pl.col("sample_date").cast(pl.String), "resource", "gpu_uuid", "metric", "value", "sample_seconds"
+    ).iter_rows():
+        if metric == "DCGM_FI_DEV_GPU_UTIL":
+            observed[(day, resource)] += seconds
+            if uuid not in reports_gr:
+                active[(day, resource)] += value / 100 * seconds
+        if metric == "DCGM_FI_PROF_GR_ENGINE_ACTIVE":
+            active[(day, resource)] += value * seconds
+        if metric == "DCGM_FI_PROF_SM_ACTIVE":
+            effective[(day, resource)] += value * seconds
+    assert {(row["day"], row["resource_id"]) for row in rows} == set(observed)
+    for row in rows:
+        key = (row["day"], row["resource_id"])
+        assert Decimal(row["telemetry_gpu_hours"]) == Decimal(observed[key]) / 3600
+        assert Decimal(row["effective_gpu_hours"]) == effective[key] / 3600
+        assert Decimal(row["active_gpu_hours"]) == active[key] / 3600
+    # H100 nodes export no GR_ENGINE_ACTIVE (the fallback case); the A100 nodes do
+    models = samples.filter(pl.col("metric") == "DCGM_FI_PROF_GR_ENGINE_ACTIVE")["gpu_model_name"].unique().to_list()
+    assert models == ["NVIDIA A100-SXM4-40GB"]
+    # same seed, same bytes
+    again = write_demo_telemetry(tmp_path / "b", seed=3, start_month="2026-10", months=1)
+    assert again["expected"].read_bytes() == written["expected"].read_bytes()

@@ -1,17 +1,74 @@
+"""The daily refresh, and the re-load of the daily-partitioned sources over the restatement window.
+
+Billing sources are file deliveries: a restated bill arrives as a new or changed delivery in the
+landing zone, which the landing sensor (and this daily run) loads, replacing the billing periods it
+carries. The daily-partitioned sources (exchange rates, market prices) are re-run for every day of
+the restatement window that has no materialization yet; a day already captured is re-parsed from its
+stored payload, never refetched, so re-running it is cheap.
+"""
+
+from datetime import date
+
 import dagster as dg
+
+from pipelines.defs.prices import market_prices
+from pipelines.defs.prices.fx_rates import PRICE_PARTITIONS, ecb_fx_rates, prices_daily_job
+from pipelines.lib.operations import days_between, restatement_window
+from pipelines.lib.settings import daily_schedule_cron, restatement_days
+
+PARTITIONED_PRICE_ASSETS = [ecb_fx_rates.key, *(asset.key for asset in market_prices.defs.assets or [])]
+"""The assets of `prices_daily_job`; a new daily-partitioned source (telemetry) adds its own job and list."""
 
 daily_refresh_job = dg.define_asset_job(
     name="daily_refresh",
     selection=dg.AssetSelection.all() - dg.AssetSelection.groups("prices"),
     description=(
         "Load whatever arrived in the landing zone, then rebuild every model and run every test. "
-        "Prices and exchange rates have their own daily-partitioned job (prices_daily), an hour earlier."
+        "Prices and exchange rates have their own daily-partitioned job (prices_daily)."
     ),
 )
 
-daily_refresh_schedule = dg.ScheduleDefinition(
+
+@dg.schedule(
+    cron_schedule=daily_schedule_cron(),
     job=daily_refresh_job,
-    cron_schedule="0 6 * * *",
     execution_timezone="UTC",
     default_status=dg.DefaultScheduleStatus.RUNNING,
+    description="Every day (FINOPS_DAILY_CRON, default 06:00 UTC): load the landing zone, run dbt and every check.",
 )
+def daily_refresh_schedule(context: dg.ScheduleEvaluationContext) -> dg.RunRequest:
+    today = context.scheduled_execution_time.date()
+    first, last = restatement_window(today, restatement_days())
+    return dg.RunRequest(
+        run_key=f"daily_refresh:{today.isoformat()}",
+        tags={"finops/restatement_window": f"{first.isoformat()}..{last.isoformat()}"},
+    )
+
+
+def partitions_to_reload(instance: dg.DagsterInstance, asset_keys: list[dg.AssetKey], days: list[date]) -> list[str]:
+    """The window's days for which some asset of the partitioned job has no materialization."""
+    keys = [day.isoformat() for day in days]
+    missing: set[str] = set()
+    for asset_key in asset_keys:
+        missing |= set(keys) - instance.get_materialized_partitions(asset_key)
+    return [key for key in keys if key in missing]
+
+
+@dg.schedule(
+    cron_schedule=daily_schedule_cron(),
+    job=prices_daily_job,
+    execution_timezone="UTC",
+    default_status=dg.DefaultScheduleStatus.RUNNING,
+    description=(
+        "Every day with the refresh: re-run each day of the restatement window (the open billing period, and the "
+        "previous one for FINOPS_RESTATEMENT_DAYS after it ends) that exchange rates or prices lack."
+    ),
+)
+def restatement_window_schedule(context: dg.ScheduleEvaluationContext):
+    today = context.scheduled_execution_time.date()
+    first, last = restatement_window(today, restatement_days())
+    days = [day for day in days_between(first, last) if PRICE_PARTITIONS.has_partition_key(day.isoformat())]
+    reload = partitions_to_reload(context.instance, PARTITIONED_PRICE_ASSETS, days)
+    if not reload:
+        return dg.SkipReason(f"every day from {first} to {last} is loaded")
+    return [dg.RunRequest(run_key=f"prices_daily:{day}:{today.isoformat()}", partition_key=day) for day in reload]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -16,8 +17,12 @@ from pipelines.defs.automation.daily import (
     restatement_window_schedule,
 )
 from pipelines.defs.automation.sensors import LOAD_JOBS, landing_sensor, run_failure_recorder
+from pipelines.lib.billing_sources import FOCUS
+from pipelines.lib.ingest import ingest_landing_zone
+from pipelines.lib.landing import register
 from pipelines.lib.operations import restatement_window
 from pipelines.lib.settings import FinopsHome
+from pipelines.lib.warehouse import connect
 from tests.focus_fixtures import focus_rows, write_csv
 from tests.warehouse_helpers import query
 
@@ -141,3 +146,19 @@ def test_run_failure_recorder_writes_audit_run_failures(tmp_path: Path, monkeypa
     run_id, job_name, failed_steps, message = rows[0]
     assert (run_id, job_name, json.loads(failed_steps)) == (result.run_id, "broken_job", ["breaks"])
     assert "breaks" in message
+
+
+def test_landing_sensor_skips_deliveries_already_loaded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """What `gpu-finops ingest` or the daily run loaded already starts no second run."""
+    monkeypatch.setenv("FINOPS_HOME", str(tmp_path / "home"))
+    home = FinopsHome(tmp_path / "home").ensure()
+    register(home, "focus", write_csv(tmp_path / "loaded.csv", focus_rows({})))
+    with connect(home.warehouse) as con:
+        results = ingest_landing_zone(
+            home, con, source="focus", table=FOCUS.raw_table, parse=FOCUS.parse, log=logging.getLogger("test")
+        )
+    assert [r.status for r in results] == ["loaded"]
+    waiting = register(home, "focus", write_csv(tmp_path / "waiting.csv", focus_rows({"BilledCost": "2"})))
+
+    result = landing_sensor(dg.build_sensor_context(cursor=None))
+    assert [r.tags["finops/delivery"] for r in result.run_requests] == [f"focus/{waiting.name}"]

@@ -11,13 +11,16 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 
 import duckdb
 
 from pipelines.lib.landing import pending_deliveries
 from pipelines.lib.settings import FinopsHome
+from pipelines.lib.warehouse import connect
+from sources.delivery import Delivery
+from sources.errors import RejectedInput
 
 
 def restatement_window(today: date, restatement_days: int) -> tuple[date, date]:
@@ -40,6 +43,7 @@ class LandedDelivery:
     source: str
     name: str
     fingerprint: str
+    delivery: Delivery = field(compare=False, repr=False)
 
     @property
     def key(self) -> str:
@@ -62,7 +66,7 @@ def landing_snapshot(home: FinopsHome, sources: list[str]) -> list[LandedDeliver
                 for path in paths
                 if path.is_file() and not path.is_symlink()
             ]
-            found.append(LandedDelivery(source, delivery.name, "|".join(stats)))
+            found.append(LandedDelivery(source, delivery.name, "|".join(stats), delivery))
     return found
 
 
@@ -71,6 +75,38 @@ def changed_deliveries(cursor: str | None, snapshot: list[LandedDelivery]) -> tu
     seen: dict[str, str] = json.loads(cursor) if cursor else {}
     changed = [delivery for delivery in snapshot if seen.get(delivery.key) != delivery.fingerprint]
     return changed, json.dumps({delivery.key: delivery.fingerprint for delivery in snapshot}, sort_keys=True)
+
+
+def already_loaded(home: FinopsHome, candidates: list[LandedDelivery]) -> set[str]:
+    """Keys of the candidates whose exact content is in audit.loads (loaded by the CLI or a scheduled run).
+
+    Only candidates are hashed (new or changed since the last tick), so this stays cheap. Raises
+    WarehouseBusy while a load holds the warehouse; the sensor then tries again on its next tick.
+    """
+    if not candidates or not home.warehouse.exists():
+        return set()
+    hashes: dict[str, tuple[str, str]] = {}
+    for candidate in candidates:
+        try:
+            hashes[candidate.key] = (candidate.source, candidate.delivery.sha256())
+        except RejectedInput:
+            continue  # e.g. a link out of the delivery: the load rejects and quarantines it
+    if not hashes:
+        return set()
+    with connect(home.warehouse, read_only=True) as con:
+        audited = con.execute(
+            "select count(*) from information_schema.tables where table_schema = 'audit' and table_name = 'loads'"
+        ).fetchone()[0]
+        if not audited:
+            return set()
+        loaded = set(
+            con.execute(
+                "select source, sha256 from audit.loads where (source, sha256) in "
+                "(select unnest(?::varchar[]), unnest(?::varchar[]))",
+                [[source for source, _ in hashes.values()], [sha for _, sha in hashes.values()]],
+            ).fetchall()
+        )
+    return {key for key, pair in hashes.items() if pair in loaded}
 
 
 def record_run_failure(

@@ -5,7 +5,7 @@ from datetime import UTC, datetime
 import dagster as dg
 
 from pipelines.lib.billing_sources import BILLING_SOURCES, BillingSource
-from pipelines.lib.operations import changed_deliveries, landing_snapshot, record_run_failure
+from pipelines.lib.operations import already_loaded, changed_deliveries, landing_snapshot, record_run_failure
 from pipelines.lib.settings import finops_home
 from pipelines.lib.warehouse import WarehouseBusy, connect
 
@@ -32,9 +32,15 @@ LOAD_JOBS = {source.name: build_load_job(source) for source in BILLING_SOURCES}
         "The cursor holds each delivery's file sizes and modification times, so a delivery starts one run."
     ),
 )
-def landing_sensor(context: dg.SensorEvaluationContext) -> dg.SensorResult:
+def landing_sensor(context: dg.SensorEvaluationContext) -> dg.SensorResult | dg.SkipReason:
     home = finops_home()
     changed, cursor = changed_deliveries(context.cursor, landing_snapshot(home, list(LOAD_JOBS)))
+    try:
+        # Deliveries the CLI or the daily run loaded already need no run of their own.
+        loaded = already_loaded(home, changed)
+    except WarehouseBusy:
+        return dg.SkipReason("the warehouse is busy with a load; the landing zone is checked again next tick")
+    changed = [delivery for delivery in changed if delivery.key not in loaded]
     runs = [
         dg.RunRequest(
             job_name=LOAD_JOBS[delivery.source].name,

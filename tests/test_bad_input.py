@@ -22,6 +22,7 @@ import re
 import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 
 import polars as pl
@@ -30,8 +31,11 @@ import pytest
 from pipelines.lib.billing_sources import BILLING_SOURCES, SOURCES_BY_NAME
 from pipelines.lib.ingest import ingest_landing_zone
 from pipelines.lib.landing import register
+from pipelines.lib.market_prices import bundled_snapshot
+from pipelines.lib.price_feeds import PRICE_FEEDS
 from pipelines.lib.settings import FinopsHome
 from pipelines.lib.warehouse import connect
+from sources.prices.offers import LayoutChanged, PayloadStore, PriceFeed
 from tests.focus_fixtures import csv_bytes, focus_rows
 from tests.warehouse_helpers import query, table_fingerprint
 
@@ -397,3 +401,40 @@ def test_bad_input_is_rejected_quarantined_and_changes_nothing(
     assert f"file: {delivery.name}" in reason_file
     if row is not None:
         assert f"row: {row}" in reason_file and "column: -" not in reason_file
+
+
+# --- market-price feeds -----------------------------------------------------------------------------
+# Price feeds parse stored API payloads, not deliveries; the same breaks apply to every feed in the
+# registry (a feed added to PRICE_FEEDS is covered without a change here). Each must end in
+# LayoutChanged naming the payload's URL: never a KeyError, a TypeError or an empty frame. (A UTF-16
+# JSON payload is not among them: Python's JSON reader decodes it correctly, so it is not bad input.)
+
+PAYLOAD_BREAKS: dict[str, Callable[[bytes], bytes]] = {
+    "empty": lambda good: b"",
+    "binary_garbage": lambda good: random.Random(11).randbytes(4096),
+    "truncated": lambda good: good[: len(good) // 2],
+    "json_array": lambda good: b"[]",
+    "json_without_the_expected_keys": lambda good: b'{"unexpected": {"shape": true}}',
+}
+
+
+def _feed_params():
+    for feed in PRICE_FEEDS:
+        for name in PAYLOAD_BREAKS:
+            yield pytest.param(feed, name, id=f"{feed.name}-{name}")
+
+
+@pytest.mark.parametrize(("feed", "break_name"), list(_feed_params()))
+def test_price_feed_parsers_refuse_broken_payloads(tmp_path: Path, feed: PriceFeed, break_name: str):
+    capture = bundled_snapshot(feed, date(2100, 1, 1))
+    copy = tmp_path / "capture"
+    shutil.copytree(capture, copy)
+    store, observed_at = PayloadStore.read(copy)
+    assert feed.parse(store.payloads, observed_at).height > 0  # the unbroken capture parses
+    broken = store.payloads[0]
+    good = broken.read_bytes()
+    content = PAYLOAD_BREAKS[break_name](good)
+    broken.path.write_bytes(gzip.compress(content) if broken.path.suffix == ".gz" else content)
+    with pytest.raises(LayoutChanged) as refused:
+        feed.parse(store.payloads, observed_at)
+    assert broken.source_url in str(refused.value)

@@ -60,7 +60,8 @@ class Delivery:
         for file in files:
             if not file.resolve().is_relative_to(real_root):
                 raise RejectedInput(
-                    self.display_name(file), "is a symbolic link to a file outside the delivery; copy the file in"
+                    self.display_name(file),
+                    "is a symbolic link, which links outside the delivery; copy the file in instead",
                 )
         return files
 

@@ -406,7 +406,7 @@ def test_bad_input_is_rejected_quarantined_and_changes_nothing(
 # --- market-price feeds -----------------------------------------------------------------------------
 # Price feeds parse stored API payloads, not deliveries; the same breaks apply to every feed in the
 # registry (a feed added to PRICE_FEEDS is covered without a change here). Each must end in
-# LayoutChanged naming the payload's URL: never a KeyError, a TypeError or an empty frame. (A UTF-16
+# LayoutChanged naming the payload's URL or provider: never a KeyError, a TypeError or an empty frame. (A UTF-16
 # JSON payload is not among them: Python's JSON reader decodes it correctly, so it is not bad input.)
 
 PAYLOAD_BREAKS: dict[str, Callable[[bytes], bytes]] = {
@@ -437,4 +437,5 @@ def test_price_feed_parsers_refuse_broken_payloads(tmp_path: Path, feed: PriceFe
     broken.path.write_bytes(gzip.compress(content) if broken.path.suffix == ".gz" else content)
     with pytest.raises(LayoutChanged) as refused:
         feed.parse(store.payloads, observed_at)
-    assert broken.source_url in str(refused.value)
+    # Named by the payload's URL, or (a one-page scrape) by its provider.
+    assert broken.source_url in str(refused.value) or str(refused.value).startswith(feed.provider)

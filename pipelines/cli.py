@@ -68,10 +68,20 @@ def _parser() -> argparse.ArgumentParser:
 
     prices = commands.add_parser("prices", help="market GPU prices and exchange rates")
     price_commands = prices.add_subparsers(required=True, metavar="ACTION")
-    refresh = price_commands.add_parser("refresh", help="fetch one day's prices and rates into the warehouse")
+    refresh = price_commands.add_parser("refresh", help="fetch a day's (or a range's) prices and rates")
     refresh.add_argument("--offline", action="store_true", help="read the bundled snapshots, no network")
     refresh.add_argument(
-        "--date", type=date.fromisoformat, default=None, help="the day to refresh, YYYY-MM-DD (default: today, UTC)"
+        "--date",
+        type=date.fromisoformat,
+        default=None,
+        help="the (last) day to refresh, YYYY-MM-DD (default: today, UTC)",
+    )
+    refresh.add_argument(
+        "--from",
+        dest="first_day",
+        type=date.fromisoformat,
+        default=None,
+        help="refresh every day from this one through --date, in one run",
     )
     refresh.set_defaults(handler=_prices_refresh)
 
@@ -84,16 +94,16 @@ def _parser() -> argparse.ArgumentParser:
 
 def _demo(home: FinopsHome, args: argparse.Namespace) -> int:
     from pipelines.lib.landing import register
-    from sources.synthetic.demo_organisation import demo_last_day, write_demo_organisation
+    from sources.synthetic.demo_organisation import demo_first_day, demo_last_day, write_demo_organisation
 
     with tempfile.TemporaryDirectory() as scratch:
         deliveries = write_demo_organisation(Path(scratch), seed=args.seed)
         print(f"Generated {len(deliveries)} sample deliveries of one organisation, Acme AI (seed {args.seed}).")
         for delivery in deliveries:
             register(home, delivery.source, delivery.path)
-    # Exchange rates from the bundled snapshot, as known on the sample's last day.
+    # Market prices and exchange rates from the bundled snapshots, captured daily over the sample's months.
     os.environ["FINOPS_OFFLINE"] = "1"
-    if not _refresh_prices(demo_last_day()):
+    if not _refresh_prices(demo_first_day(), demo_last_day()):
         return 1
     # On-prem cost lines run to a cut-off day (default: yesterday); pin it to the sample's last day.
     dbt_vars = {"onprem_costs_through": demo_last_day().isoformat()}
@@ -180,11 +190,16 @@ def _materialize(
 def _prices_refresh(home: FinopsHome, args: argparse.Namespace) -> int:
     if args.offline:
         os.environ["FINOPS_OFFLINE"] = "1"
-    return 0 if _refresh_prices(args.date or datetime.now(UTC).date()) else 1
+    last = args.date or datetime.now(UTC).date()
+    first = args.first_day or last
+    if first > last:
+        print(f"--from {first} is after {last}", file=sys.stderr)
+        return 2
+    return 0 if _refresh_prices(first, last) else 1
 
 
-def _refresh_prices(day: date) -> bool:
-    """Materialize the daily-partitioned price and exchange-rate assets for one day."""
+def _refresh_prices(first: date, last: date) -> bool:
+    """Materialize the daily-partitioned price and exchange-rate assets for the days first…last, in one run."""
     import dagster as dg
 
     from pipelines.definitions import defs
@@ -192,20 +207,40 @@ def _refresh_prices(day: date) -> bool:
     definitions = defs()
     job = definitions.resolve_implicit_global_asset_job_def()
     selection = dg.AssetSelection.groups("prices").resolve(definitions.resolve_asset_graph())
+    if first == last:
+        partitions: dict[str, Any] = {"partition_key": last.isoformat()}
+    else:
+        partitions = {
+            "tags": {
+                "dagster/asset_partition_range_start": first.isoformat(),
+                "dagster/asset_partition_range_end": last.isoformat(),
+            }
+        }
     with dg.DagsterInstance.get() as instance:
         result = job.execute_in_process(
-            instance=instance, asset_selection=list(selection), partition_key=day.isoformat(), raise_on_error=False
+            instance=instance, asset_selection=list(selection), raise_on_error=False, **partitions
         )
+    days = f"{first}" if first == last else f"{first}…{last}"
+    reported: set[str] = set()
     for event in result.get_asset_materialization_events():
         materialization = event.step_materialization_data.materialization
+        asset = materialization.asset_key.to_user_string()
+        if asset in reported:
+            continue
+        reported.add(asset)
         metadata = {key: value.value for key, value in materialization.metadata.items()}
         print(
-            f"{materialization.asset_key.to_user_string()} {day}: {metadata.get('status', 'loaded')}, "
+            f"{asset} {days}: {metadata.get('status', 'loaded')}, "
             f"{metadata.get('rows_loaded', 0)} rows from {metadata.get('source_url', '-')}"
         )
+    failed = set()
     for event in result.all_events:
         if event.is_step_failure:
+            failed.add(event.step_key)
             print(f"error in {event.step_key}: {event.step_failure_data.error.message.strip()}", file=sys.stderr)
+    for key in sorted(selection, key=lambda key: key.to_user_string()):
+        if key.to_user_string() not in reported and "__".join(key.path) not in failed:
+            print(f"{key.to_user_string()} {days}: skipped (see the log above for why)")
     return result.success
 
 
@@ -252,6 +287,17 @@ def _print_summary(home: FinopsHome) -> None:
             order by sum(effective_cost) desc
             """
         ).fetchall()
+        market = con.execute(
+            """
+            with newest as (select max(price_date) as day from marts.fct_gpu_price_index)
+            select price_date, pricing_model, provider_class, min_price_per_gpu_hour_usd,
+                   median_price_per_gpu_hour_usd, offers
+            from marts.fct_gpu_price_index, newest
+            where gpu_model = 'H100' and pricing_model in ('on_demand', 'spot')
+              and price_date in (newest.day, newest.day - interval 30 day)
+            order by price_date desc, pricing_model, provider_class
+            """
+        ).fetchall()
     print("\nGPU FinOps summary (effective cost: amortized, after discounts and commitments)")
     for currency, spend, gpu_spend in totals:
         share = f" ({gpu_spend / spend:.0%} of the bill)" if spend and gpu_spend else ""
@@ -271,6 +317,18 @@ def _print_summary(home: FinopsHome) -> None:
         for provider, currency, spend, hours in providers
     ]
     print(_table(["provider", "currency", "GPU spend", "GPU-hours", "per GPU-hour"], rows))
+    if market:
+        newest = market[0][0]
+        print(f"\nMarket price of an H100-hour (USD, cheapest / median), {newest} and 30 days earlier")
+        print(
+            _table(
+                ["day", "pricing model", "provider class", "cheapest", "median", "offers"],
+                [
+                    [str(day), model, klass, _money(low), _money(mid), str(n)]
+                    for day, model, klass, low, mid, n in market
+                ],
+            )
+        )
     print(f"\nWarehouse: {home.warehouse}\nDocs site: {home.docs / 'index.html'}")
     print('Try: gpu-finops sql "select * from marts.fct_gpu_spend_daily limit 5"')
 

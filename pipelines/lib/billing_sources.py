@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import timedelta
 
+from pipelines.lib.quality import AllowedValues, NotBefore, NotNegative, QualityFacts
 from pipelines.lib.warehouse import RawTable
 from sources.aws import output_schema as cur_output_schema
 from sources.aws import parse_cur_delivery
@@ -36,6 +38,10 @@ class BillingSource:
     raw_table: RawTable
     parse: Callable[[Delivery], ParsedDelivery]
     description: str
+    delivery_cadence: timedelta
+    """Longest expected gap between two deliveries; a source silent for longer is late (audit.freshness)."""
+    quality: QualityFacts
+    """What the source's rows must satisfy beyond the raw table's columns and types (a GX suite per load)."""
 
     @property
     def asset_key(self) -> tuple[str, str]:
@@ -59,6 +65,31 @@ FOCUS = BillingSource(
         "FOCUS 1.0–1.3 billing files (AWS FOCUS_1_2_AWS, Microsoft FocusCost, Google, any FOCUS producer), "
         "one row per cost line."
     ),
+    delivery_cadence=timedelta(days=2),
+    quality=QualityFacts(
+        keys=("BillingPeriodEnd", "ChargeCategory", "ChargePeriodStart", "ChargePeriodEnd", "ProviderName"),
+        allowed_values=(
+            AllowedValues("ChargeCategory", ("Usage", "Purchase", "Tax", "Credit", "Adjustment")),
+            AllowedValues("ChargeClass", ("Correction",)),
+            AllowedValues("PricingCategory", ("Standard", "Dynamic", "Committed", "Other")),
+            AllowedValues("ChargeFrequency", ("One-Time", "Recurring", "Usage-Based")),
+            AllowedValues("CommitmentDiscountCategory", ("Spend", "Usage")),
+            AllowedValues("CommitmentDiscountStatus", ("Used", "Unused")),
+            AllowedValues("CapacityReservationStatus", ("Used", "Unused")),
+        ),
+        cost_columns=("ListCost", "ContractedCost"),
+        currency_columns=("PricingCurrency",),
+        not_negative=(
+            NotNegative("ConsumedQuantity", when='ChargeCategory == "Usage"'),
+            NotNegative("PricingQuantity", when='ChargeCategory == "Usage"'),
+        ),
+        ordered=(
+            # Corrections (ChargeClass) may restate a charge of an earlier billing period.
+            NotBefore("ChargePeriodStart", "BillingPeriodStart", when="ChargeClass.isnull()"),
+            NotBefore("BillingPeriodEnd", "ChargePeriodEnd", when="ChargeClass.isnull()"),
+            NotBefore("ChargePeriodEnd", "ChargePeriodStart"),
+        ),
+    ),
 )
 
 OCI_COST = BillingSource(
@@ -77,6 +108,20 @@ OCI_COST = BillingSource(
         "Oracle Cloud Infrastructure cost reports (reports/cost-csv, CSV or CSV.gz), one row per resource, SKU "
         "and hour; a delivery restates whole tenancy × calendar-month keys, so it holds every report file of "
         "the months it covers."
+    ),
+    delivery_cadence=timedelta(days=2),
+    quality=QualityFacts(
+        keys=("line_item_interval_usage_start", "line_item_interval_usage_end", "billing_period_end"),
+        allowed_values=(
+            AllowedValues("line_item_is_correction", ("true", "false"), ignore_case=True),
+            AllowedValues("cost_overage_flag", ("true", "false"), ignore_case=True),
+        ),
+        not_negative=(NotNegative("usage_billed_quantity", when='line_item_is_correction.str.lower() != "true"'),),
+        ordered=(
+            NotBefore("line_item_interval_usage_start", "billing_period_start"),
+            NotBefore("billing_period_end", "line_item_interval_usage_end"),
+            NotBefore("line_item_interval_usage_end", "line_item_interval_usage_start"),
+        ),
     ),
 )
 
@@ -99,6 +144,55 @@ AWS_CUR = BillingSource(
         "slash headers, or the Athena/Parquet flavour), one row per line item, restated per payer account "
         "and billing period."
     ),
+    delivery_cadence=timedelta(days=2),
+    quality=QualityFacts(
+        keys=(
+            "bill_billing_period_end_date",
+            "line_item_line_item_type",
+            "line_item_usage_start_date",
+            "line_item_usage_end_date",
+        ),
+        allowed_values=(
+            AllowedValues(
+                "line_item_line_item_type",
+                (
+                    "Usage",
+                    "DiscountedUsage",
+                    "SavingsPlanCoveredUsage",
+                    "SavingsPlanNegation",
+                    "SavingsPlanRecurringFee",
+                    "SavingsPlanUpfrontFee",
+                    "RIFee",
+                    "Fee",
+                    "FlatRateSubscription",
+                    "Refund",
+                    "Credit",
+                    "Discount",
+                    "EdpDiscount",
+                    "PrivateRateDiscount",
+                    "BundledDiscount",
+                    "SppDiscount",
+                    "DistributorDiscount",
+                    "Tax",
+                ),
+            ),
+            AllowedValues("bill_bill_type", ("Anniversary", "Purchase", "Refund")),
+            AllowedValues("pricing_term", ("OnDemand", "Reserved", "Spot")),
+        ),
+        cost_columns=("line_item_net_unblended_cost", "line_item_blended_cost", "pricing_public_on_demand_cost"),
+        currency_columns=("pricing_currency",),
+        not_negative=(
+            NotNegative(
+                "line_item_usage_amount",
+                when='line_item_line_item_type in ("Usage", "DiscountedUsage", "SavingsPlanCoveredUsage")',
+            ),
+        ),
+        ordered=(
+            NotBefore("line_item_usage_start_date", "bill_billing_period_start_date"),
+            NotBefore("bill_billing_period_end_date", "line_item_usage_end_date"),
+            NotBefore("line_item_usage_end_date", "line_item_usage_start_date"),
+        ),
+    ),
 )
 
 
@@ -117,6 +211,22 @@ GPU_CLOUD_USAGE = BillingSource(
     description=(
         "Usage of specialized GPU clouds (Lambda, CoreWeave, RunPod, Vast.ai, …) in the project's GPU cloud "
         "usage CSV layout (docs/gpu-cloud-usage-contract.md), one row per resource and usage period."
+    ),
+    # Specialized GPU clouds invoice monthly; their usage files follow the invoice.
+    delivery_cadence=timedelta(days=35),
+    quality=QualityFacts(
+        keys=("provider", "account_id", "resource_id", "gpu_count", "usage_start", "usage_end", "usage_hours"),
+        allowed_values=(AllowedValues("pricing_model", ("on_demand", "spot", "reserved")),),
+        not_negative=(
+            NotNegative("usage_hours"),
+            NotNegative("gpu_count"),
+            NotNegative("unit_price"),
+            NotNegative("cost"),
+        ),
+        ordered=(
+            NotBefore("usage_start", "billing_period_start"),
+            NotBefore("usage_end", "usage_start"),
+        ),
     ),
 )
 
@@ -137,6 +247,20 @@ ONPREM_GPU_ASSETS = BillingSource(
         "Inventory of owned GPU servers (purchase, depreciation and running-cost facts), one row per asset; "
         "each delivery is the whole inventory. Daily cost is computed from it in dbt."
     ),
+    # The inventory is re-exported when servers are bought or retired; at least once a quarter.
+    delivery_cadence=timedelta(days=92),
+    quality=QualityFacts(
+        keys=("asset_id", "gpu_model", "gpu_count", "purchase_date", "depreciation_years"),
+        not_negative=(
+            NotNegative("gpu_count"),
+            NotNegative("residual_value"),
+            NotNegative("power_draw_kw"),
+            NotNegative("electricity_price_per_kwh"),
+            NotNegative("colocation_price_per_kw_month"),
+            NotNegative("maintenance_per_year"),
+        ),
+        ordered=(NotBefore("retired_date", "purchase_date"),),
+    ),
 )
 
 
@@ -152,6 +276,38 @@ def _azure_cost_details_table(name: str) -> RawTable:
     )
 
 
+_AZURE_QUALITY = QualityFacts(
+    keys=("Date", "ChargeType", "BillingCurrencyCode", "CostInBillingCurrency"),
+    allowed_values=(
+        AllowedValues(
+            "ChargeType",
+            (
+                "Usage",
+                "Purchase",
+                "Refund",
+                "Credit",
+                "Tax",
+                "UnusedReservation",
+                "UnusedSavingsPlan",
+                "RoundingAdjustment",
+            ),
+            ignore_case=True,
+        ),
+        AllowedValues(
+            "PricingModel", ("OnDemand", "Reservation", "SavingsPlan", "Savings Plan", "Spot"), ignore_case=True
+        ),
+        AllowedValues("Frequency", ("UsageBased", "Recurring", "OneTime"), ignore_case=True),
+    ),
+    cost_columns=("CostInPricingCurrency", "PayGCostInBillingCurrency"),
+    currency_columns=("PricingCurrency",),
+    not_negative=(NotNegative("Quantity", when='ChargeType.str.strip().str.lower() == "usage"'),),
+    ordered=(
+        NotBefore("Date", "_billing_period_start"),
+        # Azure's BillingPeriodEndDate is the period's last day, inclusive.
+        NotBefore("BillingPeriodEndDate", "Date"),
+    ),
+)
+
 AZURE_ACTUAL = BillingSource(
     name="azure_actual",
     title="Azure actual cost",
@@ -161,6 +317,8 @@ AZURE_ACTUAL = BillingSource(
         "Azure Cost Management ActualCost exports (EA and MCA): the invoice view, reservation and savings plan "
         "purchases as billed. CSV, gzip CSV or Parquet, a file or an export run folder with manifest.json."
     ),
+    delivery_cadence=timedelta(days=2),
+    quality=_AZURE_QUALITY,
 )
 
 AZURE_AMORTIZED = BillingSource(
@@ -173,6 +331,8 @@ AZURE_AMORTIZED = BillingSource(
         "over the usage they covered, with unused commitment rows. CSV, gzip CSV or Parquet, a file or an export "
         "run folder with manifest.json."
     ),
+    delivery_cadence=timedelta(days=2),
+    quality=_AZURE_QUALITY,
 )
 
 GCP_BILLING = BillingSource(
@@ -190,6 +350,23 @@ GCP_BILLING = BillingSource(
     description=(
         "Google Cloud billing export to BigQuery (standard or detailed usage cost), extracted as Parquet or "
         "newline-delimited JSON; one row per export row, invoice month as the billing period."
+    ),
+    delivery_cadence=timedelta(days=2),
+    quality=QualityFacts(
+        keys=("billing_period_end", "usage_start_time", "usage_end_time", "cost", "cost_type"),
+        allowed_values=(
+            AllowedValues("cost_type", ("regular", "tax", "adjustment", "rounding error")),
+            AllowedValues(
+                "transaction_type", ("GOOGLE", "THIRD_PARTY_RESELLER", "THIRD_PARTY_AGENCY"), ignore_case=True
+            ),
+        ),
+        cost_columns=("cost", "credits_amount", "cost_at_list"),
+        not_negative=(NotNegative("usage_amount", when='cost_type == "regular"'),),
+        ordered=(
+            # Google bills late-reported usage in a later invoice month, never usage from a later one.
+            NotBefore("billing_period_end", "usage_start_time"),
+            NotBefore("usage_end_time", "usage_start_time"),
+        ),
     ),
 )
 

@@ -43,10 +43,13 @@ def price_table(feed: PriceFeed) -> ReferenceTable:
 @dataclass(frozen=True)
 class PriceLoad:
     outcome: LoadOutcome
-    payload_folder: Path
+    days: list[date]
+    captures: list[Path]
     observed_at: datetime
+    """When the latest capture used was made."""
     source_urls: list[str]
     offers: int
+    """Offers in the latest day's capture."""
 
 
 def bundled_snapshot(feed: PriceFeed, day: date) -> Path:
@@ -62,50 +65,85 @@ def refresh_price_feed(
     home: FinopsHome,
     con: duckdb.DuckDBPyConnection,
     feed: PriceFeed,
-    day: date,
+    days: list[date],
     *,
     offline: bool,
     log: logging.Logger,
     client: HttpClient | None = None,
+    today: date | None = None,
 ) -> PriceLoad:
-    """Capture `feed` for `day` (fetch, reuse the stored capture, or read the bundled one) and load it.
+    """Capture `feed` for each of `days` (fetch, reuse the stored capture, or read the bundled one); load them at once.
 
-    Raises MissingCredential when the feed needs a key the environment does not hold (callers skip),
-    FetchError naming the provider, URL and reason, or LayoutChanged for a payload we cannot read.
+    Providers publish current prices only, so a day is fetched only when it is today (UTC, ±1 day);
+    earlier days come from captures stored when they were current. Raises MissingCredential when
+    the feed needs a key the environment does not hold (callers skip), FetchError naming the
+    provider, URL and reason, LayoutChanged for a payload we cannot read, NoSnapshot when no
+    capture exists for a day. Nothing is loaded unless every day succeeds.
     """
-    folder = home.price_payloads(feed.name, day)
-    if offline:
-        capture = bundled_snapshot(feed, day)
-        log.info("offline: %s from the bundled capture %s", feed.name, capture.name)
-    elif (folder / INDEX_FILE).exists():
-        capture = folder
-        log.info("%s for %s re-parsed from %s (no refetch)", feed.name, day, folder)
-    else:
-        capture = _fetch(feed, folder, log, client)
-    store, observed_at = PayloadStore.read(capture)
-    frame = feed.parse(store.payloads, observed_at)
-    frame = frame.with_columns(feed=pl.lit(feed.name), price_day=pl.lit(day))
-    digest = hashlib.sha256(day.isoformat().encode())
-    for payload in store.payloads:
-        with payload.path.open("rb") as stored:
-            for chunk in iter(lambda: stored.read(1 << 20), b""):
-                digest.update(chunk)
+    today = today or datetime.now(UTC).date()
+    captures = {
+        day: _capture_for(home, feed, day, offline=offline, log=log, client=client, today=today) for day in days
+    }
+    parsed: dict[Path, tuple[pl.DataFrame, datetime, list[str]]] = {}
+    digest = hashlib.sha256(feed.name.encode())
+    for capture in sorted(set(captures.values())):
+        used_for = sorted(day for day, used in captures.items() if used == capture)
+        log.info("%s: %s for %d day(s), %s…%s", feed.name, capture, len(used_for), used_for[0], used_for[-1])
+        store, observed_at = PayloadStore.read(capture)
+        parsed[capture] = (feed.parse(store.payloads, observed_at), observed_at, [p.source_url for p in store.payloads])
+        for payload in store.payloads:
+            with payload.path.open("rb") as stored:
+                for chunk in iter(lambda: stored.read(1 << 20), b""):
+                    digest.update(chunk)
+    digest.update(",".join(f"{day}={capture.name}" for day, capture in sorted(captures.items())).encode())
+    frame = pl.concat(
+        [
+            parsed[capture][0].with_columns(feed=pl.lit(feed.name), price_day=pl.lit(day))
+            for day, capture in captures.items()
+        ]
+    )
     outcome = load_reference_rows(
         con,
         price_table(feed),
         source=f"prices/{feed.name}",
-        delivery=f"{feed.name}@{day}",
+        delivery=f"{feed.name}@{min(days)}" + (f"…{max(days)}" if len(days) > 1 else ""),
         sha256=digest.hexdigest(),
         frame=frame,
         format_version=feed.title,
     )
+    latest_frame, observed_at, source_urls = parsed[captures[max(days)]]
     return PriceLoad(
         outcome=outcome,
-        payload_folder=capture,
+        days=sorted(days),
+        captures=sorted(set(captures.values())),
         observed_at=observed_at,
-        source_urls=[payload.source_url for payload in store.payloads],
-        offers=frame.height,
+        source_urls=source_urls,
+        offers=latest_frame.height,
     )
+
+
+def _capture_for(
+    home: FinopsHome,
+    feed: PriceFeed,
+    day: date,
+    *,
+    offline: bool,
+    log: logging.Logger,
+    client: HttpClient | None,
+    today: date,
+) -> Path:
+    folder = home.price_payloads(feed.name, day)
+    if offline:
+        return bundled_snapshot(feed, day)
+    if (folder / INDEX_FILE).exists():
+        log.info("%s for %s re-parsed from %s (no refetch)", feed.name, day, folder)
+        return folder
+    if abs((day - today).days) > 1:
+        raise NoSnapshot(
+            f"{feed.name}: no capture stored for {day} in {folder}, and providers only publish current prices: "
+            "past days can be loaded only from captures made at the time (or offline from the bundled ones)"
+        )
+    return _fetch(feed, folder, log, client)
 
 
 def _fetch(feed: PriceFeed, folder: Path, log: logging.Logger, client: HttpClient | None) -> Path:

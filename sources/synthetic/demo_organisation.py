@@ -74,6 +74,11 @@ class DemoDelivery:
     description: str
 
 
+def demo_first_day(start_month: str = DEFAULT_START_MONTH, months: int = DEFAULT_MONTHS) -> date:
+    """The demo's first day: market prices are captured daily from here on."""
+    return billing_months(start_month, months)[0].start.date()
+
+
 def demo_last_day(start_month: str = DEFAULT_START_MONTH, months: int = DEFAULT_MONTHS) -> date:
     """The demo's last day (inclusive), to which on-prem cost lines are pinned."""
     return last_day(billing_months(start_month, months))

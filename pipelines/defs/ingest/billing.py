@@ -16,6 +16,9 @@ def build_ingest_asset(source: BillingSource) -> dg.AssetsDefinition:
         group_name="ingest",
         pool=DUCKDB_WRITER_POOL,
         kinds={"duckdb", "polars"},
+        # Materialized at least once per delivery cadence, or the landing zone is not being read at all
+        # (late deliveries themselves: the `delivery_is_fresh` check, pipelines/defs/quality/).
+        freshness_policy=dg.FreshnessPolicy.time_window(fail_window=source.delivery_cadence),
         description=(
             f"{source.description} Read from FINOPS_HOME/landing/{source.name}. A delivery replaces the "
             "billing account × billing period keys it covers; a delivery loaded before is skipped; a rejected "

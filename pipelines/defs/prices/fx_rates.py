@@ -1,3 +1,5 @@
+from datetime import date
+
 import dagster as dg
 from dagster_duckdb import DuckDBResource
 
@@ -7,12 +9,18 @@ from pipelines.lib.settings import DUCKDB_WRITER_POOL, finops_home, offline
 PRICE_PARTITIONS = dg.DailyPartitionsDefinition(start_date="2024-01-01", timezone="UTC", end_offset=1)
 
 
+def partition_days(context: dg.AssetExecutionContext) -> list[date]:
+    """The days of this run: one partition, or a whole range when a backfill runs as a single run."""
+    return [date.fromisoformat(key) for key in context.partition_keys]
+
+
 @dg.asset(
     key=["raw", "ecb_fx_rates"],
     group_name="prices",
     partitions_def=PRICE_PARTITIONS,
     pool=DUCKDB_WRITER_POOL,
     kinds={"duckdb"},
+    backfill_policy=dg.BackfillPolicy.single_run(),
     description=(
         "European Central Bank euro reference rates (units of currency per EUR), as known on the partition's day: "
         "how EUR bills and USD price lists meet in one reporting currency. Online from ecb.europa.eu "
@@ -21,7 +29,8 @@ PRICE_PARTITIONS = dg.DailyPartitionsDefinition(start_date="2024-01-01", timezon
     ),
 )
 def ecb_fx_rates(context: dg.AssetExecutionContext, duckdb: DuckDBResource) -> dg.MaterializeResult:
-    day = context.partition_time_window.start.date()
+    # The rates known on the last day of a range include every earlier day's.
+    day = partition_days(context)[-1]
     with duckdb.get_connection() as con:
         load = refresh_fx_rates(finops_home().ensure(), con, day, offline=offline(), log=context.log)
         total = con.execute(f"SELECT count(*) FROM {FX_RATES.name}").fetchone()[0]

@@ -3,7 +3,7 @@
 import dagster as dg
 from dagster_duckdb import DuckDBResource
 
-from pipelines.defs.prices.fx_rates import PRICE_PARTITIONS
+from pipelines.defs.prices.fx_rates import PRICE_PARTITIONS, partition_days
 from pipelines.lib.market_prices import refresh_price_feed
 from pipelines.lib.price_feeds import PRICE_FEEDS
 from pipelines.lib.settings import DUCKDB_WRITER_POOL, finops_home, offline
@@ -25,6 +25,7 @@ def build_price_feed_asset(feed: PriceFeed) -> dg.AssetsDefinition:
         pool=DUCKDB_WRITER_POOL,
         kinds={"duckdb"},
         output_required=False,
+        backfill_policy=dg.BackfillPolicy.single_run(),
         description=(
             f"{feed.title}: {feed.provider}'s GPU prices as captured on the partition's day, one row per offer in "
             f"{feed.table} (feed = '{feed.name}'). Online by default ({feed.base_url_env} overrides the base URL), "
@@ -33,19 +34,21 @@ def build_price_feed_asset(feed: PriceFeed) -> dg.AssetsDefinition:
         ),
     )
     def _price_feed(context: dg.AssetExecutionContext, duckdb: DuckDBResource):
-        day = context.partition_time_window.start.date()
         try:
             with duckdb.get_connection() as con:
-                load = refresh_price_feed(finops_home().ensure(), con, feed, day, offline=offline(), log=context.log)
+                load = refresh_price_feed(
+                    finops_home().ensure(), con, feed, partition_days(context), offline=offline(), log=context.log
+                )
         except MissingCredential as missing:
             context.log.warning(str(missing))
             return
         yield dg.MaterializeResult(
             metadata={
                 "status": load.outcome.status,
+                "days": len(load.days),
                 "observed_at": load.observed_at.isoformat(),
                 "source_url": load.source_urls[0] if load.source_urls else "-",
-                "payloads": str(load.payload_folder),
+                "captures": ", ".join(str(capture) for capture in load.captures),
                 "rows_loaded": load.outcome.rows,
                 "replaced_rows": load.outcome.replaced_rows,
                 "dagster/row_count": load.offers,

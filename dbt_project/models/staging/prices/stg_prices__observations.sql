@@ -9,6 +9,12 @@
 
 {%- set feeds = [
     'lambda',
+    'aws_price_list',
+    'aws_spot',
+    'runpod',
+    'vast',
+    'oci',
+    'coreweave',
 ] -%}
 
 with

@@ -1,0 +1,433 @@
+"""Great Expectations suites over the rows each load wrote, with every result kept in `audit.quality_results`.
+
+A suite is generated per raw table from what the registry already knows (its columns and their
+types, its restatement key, currency and cost columns) plus a few facts per source that only the
+source knows (`QualityFacts`: enums, quantities that cannot be negative, charge periods that must lie
+inside the billing period). It validates the rows of one load (`_load_id`), streamed from DuckDB in
+bounded batches, with an ephemeral GX context: no project folder, no progress bars, no analytics.
+
+A load is checked until it passes once (its rows never change afterwards; a restatement replaces
+them with a new load). A load that failed is checked again on every run, so a bad delivery keeps
+blocking its downstream until a corrected delivery supersedes it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+import duckdb
+import polars as pl
+
+from pipelines.lib.currencies import ISO_4217_CURRENCIES
+from pipelines.lib.warehouse import RawTable, ReferenceTable
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+MAX_ABS_COST = 10**15
+"""A cost beyond ±10^15 is no bill: it is a parse slip (an id or timestamp read as money)."""
+
+BATCH_ROWS = 100_000
+"""Rows validated at a time, so a large load never has to fit in memory at once."""
+
+LINEAGE_COLUMNS = ("_load_id", "_ingested_at")
+
+
+@dataclass(frozen=True)
+class AllowedValues:
+    column: str
+    values: tuple[str, ...]
+    ignore_case: bool = False
+    """Compare trimmed and case-insensitively: for exports whose casing varies (Azure's `ChargeType`)."""
+
+
+@dataclass(frozen=True)
+class NotNegative:
+    column: str
+    when: str | None = None
+    """A pandas `query` row condition limiting the rows checked, e.g. `ChargeCategory == "Usage"`."""
+
+
+@dataclass(frozen=True)
+class NotBefore:
+    """`column` >= `bound` on every row (where `when` holds): e.g. a charge starts inside its billing period."""
+
+    column: str
+    bound: str
+    when: str | None = None
+
+
+@dataclass(frozen=True)
+class QualityFacts:
+    """What a source knows about its rows beyond the registry's columns and types."""
+
+    keys: tuple[str, ...] = ()
+    """Columns that must never be empty, besides the restatement / replace key."""
+    allowed_values: tuple[AllowedValues, ...] = ()
+    cost_columns: tuple[str, ...] = ()
+    """Money columns to check for finite amounts, besides the billed and effective cost."""
+    currency_columns: tuple[str, ...] = ()
+    """ISO 4217 columns besides the billing currency (they may be empty)."""
+    not_negative: tuple[NotNegative, ...] = ()
+    ordered: tuple[NotBefore, ...] = ()
+
+
+@dataclass(frozen=True)
+class QualityResult:
+    load_id: str
+    source: str
+    raw_table: str
+    expectation: str
+    column_name: str | None
+    description: str
+    observed_value: str
+    unexpected_count: int | None
+    element_count: int | None
+    passed: bool
+    checked_at: datetime
+    run_id: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self) | {"checked_at": self.checked_at.isoformat(timespec="seconds")}
+
+
+@dataclass(frozen=True)
+class QualityReport:
+    """The loads one check validated and every expectation's result."""
+
+    source: str
+    checked_loads: list[str]
+    results: list[QualityResult] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        return all(result.passed for result in self.results)
+
+    @property
+    def failures(self) -> list[QualityResult]:
+        return [result for result in self.results if not result.passed]
+
+
+QUALITY_RESULTS_DDL = """
+CREATE TABLE IF NOT EXISTS audit.quality_results (
+    load_id VARCHAR NOT NULL,
+    source VARCHAR NOT NULL,
+    raw_table VARCHAR NOT NULL,
+    expectation VARCHAR NOT NULL,
+    column_name VARCHAR,
+    description VARCHAR NOT NULL,
+    observed_value VARCHAR NOT NULL,
+    unexpected_count BIGINT,
+    element_count BIGINT,
+    passed BOOLEAN NOT NULL,
+    checked_at TIMESTAMP NOT NULL,
+    run_id VARCHAR
+)
+"""
+
+
+def ensure_quality_table(con: duckdb.DuckDBPyConnection) -> None:
+    con.execute("CREATE SCHEMA IF NOT EXISTS audit")
+    con.execute(QUALITY_RESULTS_DDL)
+
+
+def _expected_type(dtype: pl.DataType) -> str:
+    """The pandas type name GX sees for a column read from DuckDB through Arrow (`_batches`)."""
+    if isinstance(dtype, pl.Decimal):
+        return "Decimal"
+    if isinstance(dtype, pl.Datetime):
+        return "datetime64[us]"
+    if dtype == pl.Int64:
+        return "int64"
+    return "str"
+
+
+def _table_facts(table: RawTable | ReferenceTable) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """(key columns, currency columns, cost columns) the registry already names for this table."""
+    if isinstance(table, RawTable):
+        costs = tuple(dict.fromkeys((table.billed_cost_column, table.effective_cost_column)))
+        return table.restatement_key, (table.currency_column,), costs
+    return table.replace_key, (), ()
+
+
+def build_expectations(table: RawTable | ReferenceTable, facts: QualityFacts) -> list[Any]:
+    """The GX expectations for one raw table: each carries a unique, readable description."""
+    import great_expectations.expectations as gxe
+
+    keys, currencies, costs = _table_facts(table)
+    expectations: list[Any] = [
+        gxe.ExpectTableColumnsToMatchSet(
+            column_set=[*table.columns, *LINEAGE_COLUMNS],
+            exact_match=True,
+            description=f"{table.name} has exactly the registry's columns",
+        )
+    ]
+    expectations += [
+        gxe.ExpectColumnValuesToBeOfType(column=name, type_=_expected_type(dtype), description=f"{name} is {dtype}")
+        for name, dtype in table.columns.items()
+    ]
+    for column in dict.fromkeys((*keys, *facts.keys, *currencies, *costs, "_load_id")):
+        expectations.append(gxe.ExpectColumnValuesToNotBeNull(column=column, description=f"{column} is never empty"))
+    for allowed in facts.allowed_values:
+        listed = ", ".join(allowed.values)
+        if allowed.ignore_case:
+            pattern = "|".join(value.lower() for value in allowed.values)
+            expectations.append(
+                gxe.ExpectColumnValuesToMatchRegex(
+                    column=allowed.column,
+                    regex=rf"(?i)^\s*({pattern})\s*$",
+                    description=f"{allowed.column} is one of {listed} (any case)",
+                )
+            )
+        else:
+            expectations.append(
+                gxe.ExpectColumnValuesToBeInSet(
+                    column=allowed.column,
+                    value_set=list(allowed.values),
+                    description=f"{allowed.column} is one of {listed}",
+                )
+            )
+    for column in dict.fromkeys((*currencies, *facts.currency_columns)):
+        expectations.append(
+            gxe.ExpectColumnValuesToBeInSet(
+                column=column,
+                value_set=sorted(ISO_4217_CURRENCIES),
+                description=f"{column} is an ISO 4217 currency code",
+            )
+        )
+    for column in dict.fromkeys((*costs, *facts.cost_columns)):
+        expectations.append(
+            gxe.ExpectColumnValuesToBeBetween(
+                column=column,
+                min_value=-MAX_ABS_COST,
+                max_value=MAX_ABS_COST,
+                description=f"{column} is a finite amount (within ±10^15)",
+            )
+        )
+    for rule in facts.not_negative:
+        condition = {"row_condition": rule.when, "condition_parser": "pandas"} if rule.when else {}
+        expectations.append(
+            gxe.ExpectColumnValuesToBeBetween(
+                column=rule.column,
+                min_value=0,
+                description=f"{rule.column} is not negative" + (f" where {rule.when}" if rule.when else ""),
+                **condition,
+            )
+        )
+    for rule in facts.ordered:
+        condition = {"row_condition": rule.when, "condition_parser": "pandas"} if rule.when else {}
+        expectations.append(
+            gxe.ExpectColumnPairValuesAToBeGreaterThanB(
+                column_A=rule.column,
+                column_B=rule.bound,
+                or_equal=True,
+                ignore_row_if="either_value_is_missing",
+                description=f"{rule.column} is not before {rule.bound}" + (f" where {rule.when}" if rule.when else ""),
+                **condition,
+            )
+        )
+    descriptions = [expectation.description for expectation in expectations]
+    duplicated = {d for d in descriptions if descriptions.count(d) > 1}
+    if duplicated:
+        raise ValueError(f"{table.name}: expectations described twice: {sorted(duplicated)}")
+    return expectations
+
+
+def _ephemeral_validation(table: RawTable | ReferenceTable, facts: QualityFacts) -> Any:
+    """A GX validation definition over an in-memory dataframe, in a context that writes nothing to disk."""
+    import great_expectations as gx
+    from great_expectations.data_context.types.base import (
+        DataContextConfig,
+        InMemoryStoreBackendDefaults,
+        ProgressBarsConfig,
+    )
+
+    context = gx.get_context(
+        mode="ephemeral",
+        project_config=DataContextConfig(
+            store_backend_defaults=InMemoryStoreBackendDefaults(),
+            analytics_enabled=False,
+            progress_bars=ProgressBarsConfig(globally=False, metric_calculations=False),
+        ),
+    )
+    batch = context.data_sources.add_pandas("warehouse").add_dataframe_asset(table.name)
+    suite = context.suites.add(gx.ExpectationSuite(name=table.name, expectations=build_expectations(table, facts)))
+    return context.validation_definitions.add(
+        gx.ValidationDefinition(name=table.name, data=batch.add_batch_definition_whole_dataframe("load"), suite=suite)
+    )
+
+
+def _batches(con: duckdb.DuckDBPyConnection, table_name: str, load_id: str) -> Iterator[pd.DataFrame]:
+    """The load's rows in batches of at most BATCH_ROWS (one empty frame when it has none)."""
+    import pandas as pd
+    import pyarrow as pa
+
+    types = {pa.int64(): pd.Int64Dtype()}.get
+    reader = con.sql(f"SELECT * FROM {table_name} WHERE _load_id = ?", params=[load_id]).to_arrow_reader(BATCH_ROWS)
+    empty = True
+    for batch in reader:
+        empty = False
+        yield pa.Table.from_batches([batch]).to_pandas(types_mapper=types)
+    if empty:
+        yield reader.schema.empty_table().to_pandas(types_mapper=types)
+
+
+@dataclass
+class _Tally:
+    """One expectation's result summed over the batches of a load."""
+
+    expectation: str
+    column: str | None
+    passed: bool = True
+    unexpected: int | None = None
+    elements: int | None = None
+    observed: str | None = None
+    examples: list[Any] = field(default_factory=list)
+
+    def add(self, result: Any) -> None:
+        self.passed = self.passed and bool(result.success)
+        body = result.result or {}
+        if "unexpected_count" in body:
+            self.unexpected = (self.unexpected or 0) + int(body["unexpected_count"] or 0)
+            self.elements = (self.elements or 0) + int(body.get("element_count") or 0)
+            self.examples += [value for value in body.get("partial_unexpected_list") or [] if len(self.examples) < 5]
+        if "observed_value" in body and (self.observed is None or not result.success):
+            self.observed = _short(body["observed_value"])
+        error = _exception_message(result)
+        if error:
+            self.observed = f"error: {error}"
+
+    def observed_text(self) -> str:
+        if self.observed is not None:
+            return self.observed
+        if self.unexpected is None:
+            return "-"
+        text = f"{self.unexpected} of {self.elements} rows unexpected"
+        return text + (f", e.g. {_short(self.examples)}" if self.examples else "")
+
+
+def _short(value: Any, limit: int = 300) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, default=str)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _exception_message(result: Any) -> str | None:
+    info = result.exception_info or {}
+    candidates = [info, *(value for value in info.values() if isinstance(value, dict))]
+    for candidate in candidates:
+        if candidate.get("raised_exception"):
+            return str(candidate.get("exception_message") or "the check raised an error")
+    return None
+
+
+def validate_load(
+    con: duckdb.DuckDBPyConnection,
+    table: RawTable | ReferenceTable,
+    facts: QualityFacts,
+    *,
+    source: str,
+    load_id: str,
+    run_id: str | None = None,
+    validation: Any = None,
+) -> list[QualityResult]:
+    """Run the table's suite over one load's rows and append every expectation's result to audit.quality_results."""
+    ensure_quality_table(con)
+    validation = validation or _ephemeral_validation(table, facts)
+    tallies: dict[str, _Tally] = {}
+    for frame in _batches(con, table.name, load_id):
+        outcome = validation.run(
+            batch_parameters={"dataframe": frame},
+            result_format={"result_format": "SUMMARY", "partial_unexpected_count": 5},
+        )
+        for result in outcome.results:
+            config = result.expectation_config
+            tally = tallies.setdefault(config.description, _Tally(config.type, config.kwargs.get("column")))
+            tally.add(result)
+    checked_at = datetime.now(UTC).replace(tzinfo=None)
+    results = [
+        QualityResult(
+            load_id=load_id,
+            source=source,
+            raw_table=table.name,
+            expectation=tally.expectation,
+            column_name=tally.column,
+            description=description,
+            observed_value=tally.observed_text(),
+            unexpected_count=tally.unexpected,
+            element_count=tally.elements,
+            passed=tally.passed,
+            checked_at=checked_at,
+            run_id=run_id,
+        )
+        for description, tally in tallies.items()
+    ]
+    _record(con, results)
+    return results
+
+
+def _record(con: duckdb.DuckDBPyConnection, results: Sequence[QualityResult]) -> None:
+    if not results:
+        return
+    frame = pl.DataFrame([asdict(result) for result in results], infer_schema_length=None)
+    con.register("incoming_quality_results", frame.to_arrow())
+    try:
+        con.execute(
+            "INSERT INTO audit.quality_results BY NAME SELECT * FROM incoming_quality_results",
+        )
+    finally:
+        con.unregister("incoming_quality_results")
+
+
+def loads_to_check(con: duckdb.DuckDBPyConnection, table_name: str) -> list[str]:
+    """Loads of `table_name` that still hold rows and have not passed their latest check, oldest first."""
+    ensure_quality_table(con)
+    audit_exists = con.execute(
+        "SELECT count(*) FROM information_schema.tables WHERE table_schema = 'audit' AND table_name = 'loads'"
+    ).fetchone()[0]
+    if not audit_exists:
+        return []
+    rows = con.execute(
+        """
+        with latest as (
+            select load_id, max(checked_at) as checked_at from audit.quality_results group by load_id
+        ),
+        passed as (
+            select q.load_id
+            from audit.quality_results as q
+            join latest using (load_id, checked_at)
+            group by q.load_id
+            having bool_and(q.passed)
+        )
+        select load_id
+        from audit.loads
+        where raw_table = ? and status = 'loaded' and load_id not in (select load_id from passed)
+        order by loaded_at, load_id
+        """,
+        [table_name],
+    ).fetchall()
+    return [row[0] for row in rows]
+
+
+def check_pending_loads(
+    con: duckdb.DuckDBPyConnection,
+    table: RawTable | ReferenceTable,
+    facts: QualityFacts,
+    *,
+    source: str,
+    run_id: str | None = None,
+) -> QualityReport:
+    """Validate every load of `table` that has not passed yet (see the module docstring)."""
+    pending = loads_to_check(con, table.name)
+    if not pending:
+        return QualityReport(source=source, checked_loads=[])
+    validation = _ephemeral_validation(table, facts)
+    results: list[QualityResult] = []
+    for load_id in pending:
+        results += validate_load(
+            con, table, facts, source=source, load_id=load_id, run_id=run_id, validation=validation
+        )
+    return QualityReport(source=source, checked_loads=pending, results=results)

@@ -1,0 +1,167 @@
+"""Quality suites on each load: a bad load blocks its downstream, a good one passes; every result is recorded.
+
+Real DuckDB files and real Dagster runs (`dg.materialize`) of the FOCUS ingest asset with its checks.
+The bad delivery is one the parser accepts (its values parse) but the suite must reject.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import dagster as dg
+import pytest
+from dagster_duckdb import DuckDBResource
+
+from pipelines.defs.ingest.billing import build_ingest_asset
+from pipelines.defs.quality.freshness_checks import build_delivery_freshness_check
+from pipelines.defs.quality.load_quality_checks import QUALITY_SUBJECTS, build_load_quality_check
+from pipelines.lib.billing_sources import BILLING_SOURCES, FOCUS, SOURCES_BY_NAME
+from pipelines.lib.freshness import ensure_freshness_view, source_freshness
+from pipelines.lib.landing import register
+from pipelines.lib.quality import build_expectations, loads_to_check
+from pipelines.lib.settings import FinopsHome
+from pipelines.lib.warehouse import connect
+from tests.focus_fixtures import focus_rows, write_csv
+from tests.warehouse_helpers import query
+
+FOCUS_SUBJECT = next(subject for subject in QUALITY_SUBJECTS if subject.source == "focus")
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> FinopsHome:
+    root = tmp_path / "home"
+    for name, value in {
+        "FINOPS_HOME": root,
+        "DAGSTER_HOME": root / "dagster",
+        "FINOPS_WAREHOUSE": root / "warehouse.duckdb",
+    }.items():
+        monkeypatch.setenv(name, str(value))
+    return FinopsHome(root).ensure()
+
+
+@dg.asset(deps=[dg.AssetKey(["raw", "focus_cost_and_usage"])])
+def downstream_of_focus() -> None:
+    """Stands in for the dbt models: must not run when a blocking check on raw fails."""
+
+
+def run_focus(home: FinopsHome, *extra) -> dg.ExecuteInProcessResult:
+    return dg.materialize(
+        [build_ingest_asset(FOCUS), build_load_quality_check(FOCUS_SUBJECT), downstream_of_focus, *extra],
+        resources={"duckdb": DuckDBResource(database=str(home.warehouse))},
+        raise_on_error=False,
+    )
+
+
+def check_passed(result: dg.ExecuteInProcessResult, name: str) -> bool:
+    (evaluation,) = [e for e in result.get_asset_check_evaluations() if e.check_name == name]
+    return evaluation.passed
+
+
+def materialized(result: dg.ExecuteInProcessResult) -> set[str]:
+    return {event.asset_key.to_user_string() for event in result.get_asset_materialization_events()}
+
+
+def test_good_load_passes_and_every_expectation_is_recorded(home: FinopsHome, tmp_path: Path):
+    register(home, "focus", write_csv(tmp_path / "good.csv", focus_rows({}, {"BilledCost": "1.5"})))
+    result = run_focus(home)
+
+    assert check_passed(result, "load_passes_quality_suite")
+    assert "downstream_of_focus" in materialized(result)
+    (load_id,) = [row[0] for row in query(home.warehouse, "select load_id from audit.loads")]
+    expected = len(build_expectations(FOCUS.raw_table, FOCUS.quality))
+    rows = query(
+        home.warehouse,
+        "select count(*), count(distinct description), bool_and(passed), count(distinct run_id) "
+        f"from audit.quality_results where load_id = '{load_id}'",
+    )
+    assert rows == [(expected, expected, True, 1)]
+    # A load that passed is not checked again: its rows never change.
+    with connect(home.warehouse) as con:
+        assert loads_to_check(con, FOCUS.raw_table.name) == []
+
+
+def test_bad_load_blocks_downstream_and_names_each_failed_expectation(home: FinopsHome, tmp_path: Path):
+    bad = focus_rows(
+        {},
+        {"BillingCurrency": "XYZ"},
+        {"PricingCategory": "OnDemand", "ConsumedQuantity": "-2", "ConsumedUnit": "Hours"},
+        {"ChargePeriodStart": "2026-08-31T00:00:00Z"},
+    )
+    register(home, "focus", write_csv(tmp_path / "bad.csv", bad))
+    result = run_focus(home)
+
+    assert not check_passed(result, "load_passes_quality_suite")
+    assert "raw/focus_cost_and_usage" in materialized(result)
+    assert "downstream_of_focus" not in materialized(result)
+    failed = query(
+        home.warehouse,
+        "select description, unexpected_count, element_count, observed_value "
+        "from audit.quality_results where not passed order by description",
+    )
+    assert failed == [
+        ("BillingCurrency is an ISO 4217 currency code", 1, 4, '1 of 4 rows unexpected, e.g. ["XYZ"]'),
+        ("ChargePeriodStart is not before BillingPeriodStart where ChargeClass.isnull()", 1, 4, failed[1][3]),
+        ('ConsumedQuantity is not negative where ChargeCategory == "Usage"', 1, 4, failed[2][3]),
+        ("PricingCategory is one of Standard, Dynamic, Committed, Other", 1, 4, failed[3][3]),
+    ]
+    assert "-2" in failed[2][3] and "OnDemand" in failed[3][3]
+
+    # The failed load is checked again on the next run and keeps blocking ...
+    again = run_focus(home)
+    assert not check_passed(again, "load_passes_quality_suite")
+    assert "downstream_of_focus" not in materialized(again)
+
+    # ... until a corrected delivery restates the period and supersedes it.
+    register(home, "focus", write_csv(tmp_path / "fixed.csv", focus_rows({}, {"BilledCost": "2"})))
+    fixed = run_focus(home)
+    assert check_passed(fixed, "load_passes_quality_suite")
+    assert "downstream_of_focus" in materialized(fixed)
+    assert query(home.warehouse, "select count(distinct checked_at) from audit.quality_results") == [(3,)]
+
+
+def test_every_registered_source_gets_a_suite_with_its_own_facts():
+    for source in BILLING_SOURCES:
+        descriptions = [e.description for e in build_expectations(source.raw_table, source.quality)]
+        assert f"{source.raw_table.currency_column} is an ISO 4217 currency code" in descriptions, source.name
+        assert f"{source.raw_table.billed_cost_column} is a finite amount (within ±10^15)" in descriptions
+        for allowed in source.quality.allowed_values:
+            assert any(d.startswith(f"{allowed.column} is one of") for d in descriptions)
+    assert "ChargeCategory is one of Usage, Purchase, Tax, Credit, Adjustment" in [
+        e.description for e in build_expectations(FOCUS.raw_table, FOCUS.quality)
+    ]
+
+
+def test_freshness_late_on_time_and_never_delivered(home: FinopsHome, tmp_path: Path):
+    register(home, "focus", write_csv(tmp_path / "sep.csv", focus_rows({})))
+    run_focus(home)
+    with connect(home.warehouse) as con:
+        ensure_freshness_view(con, BILLING_SOURCES)
+        on_time = source_freshness(con, "focus")
+        never = source_freshness(con, "gcp_billing")
+        # FOCUS declares a 2-day cadence: a last delivery 3 days ago is late, by a day.
+        con.execute("update audit.loads set loaded_at = loaded_at - interval 3 day")
+        late = source_freshness(con, "focus")
+
+    assert FOCUS.delivery_cadence == timedelta(days=2)
+    assert (on_time.status, on_time.late, on_time.loads) == ("on time", False, 1)
+    assert on_time.expected_by == on_time.last_delivery + timedelta(days=2)
+    assert (never.status, never.late, never.last_delivery) == ("never delivered", None, None)
+    assert (late.status, late.late) == ("late", True)
+    assert datetime.now(UTC).replace(tzinfo=None) - late.expected_by > timedelta(hours=23)
+
+    # In Dagster: the ingest asset finds nothing new, and the delivery check warns without blocking.
+    result = run_focus(home, build_delivery_freshness_check(FOCUS))
+    (evaluation,) = [e for e in result.get_asset_check_evaluations() if e.check_name == "delivery_is_fresh"]
+    assert not evaluation.passed
+    assert evaluation.severity == dg.AssetCheckSeverity.WARN
+    assert evaluation.metadata["status"].value == "late"
+    assert "downstream_of_focus" in materialized(result)
+
+
+def test_every_source_declares_a_cadence_and_the_ingest_asset_a_freshness_policy():
+    for source in BILLING_SOURCES:
+        assert source.delivery_cadence >= timedelta(days=1), source.name
+        policy = build_ingest_asset(source).specs_by_key[dg.AssetKey(list(source.asset_key))].freshness_policy
+        assert policy.fail_window.to_timedelta() == source.delivery_cadence
+    assert SOURCES_BY_NAME["onprem_gpu_assets"].delivery_cadence > SOURCES_BY_NAME["aws_cur"].delivery_cadence

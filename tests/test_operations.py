@@ -67,12 +67,20 @@ def test_restatement_window_schedule_reruns_only_the_days_some_price_asset_lacks
                     )
         at = datetime(2026, 10, 20, 6, tzinfo=UTC)
         with dg.build_schedule_context(instance=instance, scheduled_execution_time=at) as context:
-            requests = restatement_window_schedule(context)
-        assert [r.partition_key for r in requests] == ["2026-10-02", "2026-10-17"]
+            request = restatement_window_schedule(context)
+        # One run over 2026-10-02..2026-10-17 (the assets backfill a range in a single run).
+        assert request.tags["dagster/asset_partition_range_start"] == "2026-10-02"
+        assert request.tags["dagster/asset_partition_range_end"] == "2026-10-17"
+
+        # The 17th filled: only the 2nd is missing, a single-partition run.
+        for key in PARTITIONED_PRICE_ASSETS:
+            instance.report_runless_asset_event(dg.AssetMaterialization(asset_key=key, partition="2026-10-17"))
+        with dg.build_schedule_context(instance=instance, scheduled_execution_time=at) as context:
+            single = restatement_window_schedule(context)
+        assert single.partition_key == "2026-10-02"
 
         for key in PARTITIONED_PRICE_ASSETS:
-            for day in ("2026-10-02", "2026-10-17"):
-                instance.report_runless_asset_event(dg.AssetMaterialization(asset_key=key, partition=day))
+            instance.report_runless_asset_event(dg.AssetMaterialization(asset_key=key, partition="2026-10-02"))
         with dg.build_schedule_context(instance=instance, scheduled_execution_time=at) as context:
             assert isinstance(restatement_window_schedule(context), dg.SkipReason)
 

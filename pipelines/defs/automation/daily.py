@@ -3,8 +3,8 @@
 Billing sources are file deliveries: a restated bill arrives as a new or changed delivery in the
 landing zone, which the landing sensor (and this daily run) loads, replacing the billing periods it
 carries. The daily-partitioned sources (exchange rates, market prices) are re-run for every day of
-the restatement window that has no materialization yet; a day already captured is re-parsed from its
-stored payload, never refetched, so re-running it is cheap.
+the restatement window that has no materialization yet, in one run over the range of missing days; a day
+already captured is re-parsed from its stored payload, never refetched, so re-running it is cheap.
 """
 
 from datetime import date
@@ -71,4 +71,11 @@ def restatement_window_schedule(context: dg.ScheduleEvaluationContext):
     reload = partitions_to_reload(context.instance, PARTITIONED_PRICE_ASSETS, days)
     if not reload:
         return dg.SkipReason(f"every day from {first} to {last} is loaded")
-    return [dg.RunRequest(run_key=f"prices_daily:{day}:{today.isoformat()}", partition_key=day) for day in reload]
+    if len(reload) == 1:
+        return dg.RunRequest(run_key=f"prices_daily:{reload[0]}:{today.isoformat()}", partition_key=reload[0])
+    # One run over the range from the first to the last day missing (the price assets backfill a range in a
+    # single run); the days between that are already loaded are re-parsed from their stored captures.
+    return dg.RunRequest(
+        run_key=f"prices_daily:{reload[0]}..{reload[-1]}:{today.isoformat()}",
+        tags={"dagster/asset_partition_range_start": reload[0], "dagster/asset_partition_range_end": reload[-1]},
+    )

@@ -16,8 +16,10 @@ import os
 import subprocess
 import sys
 import urllib.parse
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from pipelines.lib.price_feeds import PRICE_FEEDS
 from pipelines.lib.settings import PROJECT_ROOT
 from pipelines.lib.warehouse import connect, quote_identifier
 from sources.prices import ecb, lambda_cloud
@@ -61,8 +63,11 @@ def test_a_planted_key_appears_in_no_artefact_of_a_run(tmp_path: Path):
     env = {key: value for key, value in os.environ.items() if not key.startswith(("FINOPS_", "DAGSTER_"))}
     env |= {"FINOPS_HOME": str(home), lambda_cloud.API_KEY_ENV: SECRET, "PYTHONUNBUFFERED": "1"}
     outputs: list[str] = []
+    today = datetime.now(UTC).date()
+    yesterday = today - timedelta(days=1)
     with local_server() as server:
-        env |= {lambda_cloud.BASE_URL_ENV: server.url, ecb.BASE_URL_ENV: server.url}
+        # Every feed points at the local server (none reaches the internet); only Lambda and ECB get answers.
+        env |= {feed.base_url_env: server.url for feed in PRICE_FEEDS} | {ecb.BASE_URL_ENV: server.url}
         for path in ecb.FILES.values():
             server.route(path, Reply(ECB_XML))
         server.route(
@@ -70,16 +75,19 @@ def test_a_planted_key_appears_in_no_artefact_of_a_run(tmp_path: Path):
             Reply(json.dumps({"error": {"message": f"invalid API key {SECRET}"}}).encode(), status=401),
             Reply(LAMBDA_JSON.read_bytes()),
         )
-        failed = _run([sys.executable, "-m", "pipelines.cli", "prices", "refresh", "--date", "2026-11-26"], env)
-        succeeded = _run([sys.executable, "-m", "pipelines.cli", "prices", "refresh", "--date", "2026-11-27"], env)
+        # Providers publish current prices only, so the two fetches are for yesterday and today.
+        failed = _run(
+            [sys.executable, "-m", "pipelines.cli", "prices", "refresh", "--date", yesterday.isoformat()], env
+        )
+        succeeded = _run([sys.executable, "-m", "pipelines.cli", "prices", "refresh", "--date", today.isoformat()], env)
         lambda_calls = [r for r in server.requests if r.path == lambda_cloud.PATH]
     outputs += [failed.stdout, failed.stderr, succeeded.stdout, succeeded.stderr]
 
     # The run really used the key and really failed, then succeeded: the scan below is not vacuous.
     assert [r.headers.get("Authorization") for r in lambda_calls] == [f"Bearer {SECRET}"] * 2
     assert failed.returncode == 1 and "HTTP 401" in failed.stderr
-    assert succeeded.returncode == 0, succeeded.stderr
-    assert any((home / "raw" / "prices" / "lambda" / "2026-11-27").iterdir())
+    assert f"prices/lambda {today}: loaded" in succeeded.stdout, succeeded.stdout + succeeded.stderr
+    assert any((home / "raw" / "prices" / "lambda" / today.isoformat()).iterdir())
 
     landing = home / "landing" / "focus"
     landing.mkdir(parents=True)

@@ -12,7 +12,7 @@ import dagster as dg
 import pytest
 
 from pipelines.defs.automation.daily import (
-    PARTITIONED_PRICE_ASSETS,
+    RELOADABLE_DAILY_ASSETS,
     daily_refresh_schedule,
     restatement_window_schedule,
 )
@@ -53,13 +53,13 @@ def test_daily_refresh_schedule_runs_once_a_day_with_its_window():
     assert daily_refresh_schedule.execution_timezone == "UTC"
 
 
-def test_restatement_window_schedule_reruns_only_the_days_some_price_asset_lacks(tmp_path: Path):
+def test_restatement_window_schedule_reruns_only_the_missing_days(tmp_path: Path):
     window_days = [date(2026, 10, day) for day in range(1, 20)]
-    gaps = {(PARTITIONED_PRICE_ASSETS[0], date(2026, 10, 2)), (PARTITIONED_PRICE_ASSETS[-1], date(2026, 10, 17))}
+    gaps = {(RELOADABLE_DAILY_ASSETS[0], date(2026, 10, 2)), (RELOADABLE_DAILY_ASSETS[-1], date(2026, 10, 17))}
     (tmp_path / "dagster").mkdir()
     with dg.DagsterInstance.local_temp(str(tmp_path / "dagster")) as instance:
-        # Every price asset has every day of the window (2026-10-01..2026-10-19) but two gaps.
-        for key in PARTITIONED_PRICE_ASSETS:
+        # The reloadable assets have every day of the window (2026-10-01..2026-10-19) but two gaps.
+        for key in RELOADABLE_DAILY_ASSETS:
             for day in window_days:
                 if (key, day) not in gaps:
                     instance.report_runless_asset_event(
@@ -71,15 +71,16 @@ def test_restatement_window_schedule_reruns_only_the_days_some_price_asset_lacks
         # One run over 2026-10-02..2026-10-17 (the assets backfill a range in a single run).
         assert request.tags["dagster/asset_partition_range_start"] == "2026-10-02"
         assert request.tags["dagster/asset_partition_range_end"] == "2026-10-17"
+        assert request.asset_selection == RELOADABLE_DAILY_ASSETS
 
         # The 17th filled: only the 2nd is missing, a single-partition run.
-        for key in PARTITIONED_PRICE_ASSETS:
+        for key in RELOADABLE_DAILY_ASSETS:
             instance.report_runless_asset_event(dg.AssetMaterialization(asset_key=key, partition="2026-10-17"))
         with dg.build_schedule_context(instance=instance, scheduled_execution_time=at) as context:
             single = restatement_window_schedule(context)
         assert single.partition_key == "2026-10-02"
 
-        for key in PARTITIONED_PRICE_ASSETS:
+        for key in RELOADABLE_DAILY_ASSETS:
             instance.report_runless_asset_event(dg.AssetMaterialization(asset_key=key, partition="2026-10-02"))
         with dg.build_schedule_context(instance=instance, scheduled_execution_time=at) as context:
             assert isinstance(restatement_window_schedule(context), dg.SkipReason)

@@ -14,7 +14,7 @@ FOCUS_VALIDATOR_VENV := $(VENV)/focus-validator
 FOCUS_VALIDATOR_STAMP := $(FOCUS_VALIDATOR_VENV)/.installed-$(FOCUS_VALIDATOR_VERSION)
 export FOCUS_VALIDATOR_VENV := $(abspath $(FOCUS_VALIDATOR_VENV))
 
-.PHONY: install demo test lint format dev clean
+.PHONY: install demo test lint format ui dev clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -46,9 +46,13 @@ format: install
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 
-dev: install  ## the Dagster UI on http://localhost:3000
+ui: install  ## the Dagster UI (and its schedule and sensor daemon) on http://localhost:3000
+	mkdir -p $${FINOPS_HOME:-$(CURDIR)/data}/dagster
+	cp -n dagster.yaml $${FINOPS_HOME:-$(CURDIR)/data}/dagster/dagster.yaml
 	FINOPS_HOME=$${FINOPS_HOME:-$(CURDIR)/data} DAGSTER_HOME=$${FINOPS_HOME:-$(CURDIR)/data}/dagster \
-		$(BIN)/dagster dev -m pipelines.definitions
+		$(BIN)/dagster dev -m pipelines.definitions -h $${DAGSTER_UI_HOST:-127.0.0.1} -p $${DAGSTER_UI_PORT:-3000}
+
+dev: ui
 
 clean:
 	rm -rf data dbt_project/target dbt_project/logs .pytest_cache .ruff_cache

@@ -23,8 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from pipelines.lib.billing_sources import SOURCES_BY_NAME
+from pipelines.lib.csv_safety import neutralise
 from pipelines.lib.settings import FinopsHome, finops_home
-from pipelines.lib.warehouse import connect
+from pipelines.lib.warehouse import WarehouseBusy, connect
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -33,7 +34,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     home = finops_home().ensure()
     try:
         return args.handler(home, args)
-    except (FileNotFoundError, ValueError) as exc:
+    except (FileNotFoundError, ValueError, WarehouseBusy) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
 
@@ -395,7 +396,7 @@ def _sql(home: FinopsHome, args: argparse.Namespace) -> int:
     elif args.format == "csv":
         writer = csv.writer(sys.stdout, lineterminator="\n")
         writer.writerow(header)
-        writer.writerows([[_text(value) for value in row] for row in rows])
+        writer.writerows([[_csv_cell(value) for value in row] for row in rows])
     else:
         print(_table(header, [[_text(value) for value in row] for row in rows]))
         print(f"({len(rows)} row{'s' if len(rows) != 1 else ''})")
@@ -447,6 +448,11 @@ def _text(value: Any) -> str:
     if isinstance(value, Decimal):
         return format(value, "f")
     return str(value)
+
+
+def _csv_cell(value: Any) -> str:
+    """Text that a spreadsheet would run as a formula is neutralised; numbers and dates are written as they are."""
+    return neutralise(value) if isinstance(value, str) else _text(value)
 
 
 def _json_value(value: Any) -> Any:

@@ -43,12 +43,27 @@ class Delivery:
         return self.path.relative_to(self.landing_root).as_posix()
 
     def all_files(self) -> list[Path]:
-        """Every file the delivery holds (hidden and `_`-prefixed entries excluded), in name order."""
-        if self.path.is_file():
-            return [self.path]
-        return sorted(
-            path for path in self.path.rglob("*") if path.is_file() and not is_hidden(path.relative_to(self.path))
-        )
+        """Every file the delivery holds (hidden and `_`-prefixed entries excluded), in name order.
+
+        A symbolic link that leads out of the delivery (a delivery dropped into the landing zone
+        pointing at `/etc/passwd` or at another delivery) rejects the delivery: nothing outside it
+        is ever read or hashed as part of it.
+        """
+        root = self.path if self.path.is_dir() else self.path.parent
+        if self.path.is_file() or self.path.is_symlink():
+            files = [self.path]
+        else:
+            files = sorted(
+                path for path in self.path.rglob("*") if path.is_file() and not is_hidden(path.relative_to(self.path))
+            )
+        real_root = root.resolve()
+        for file in files:
+            if not file.resolve().is_relative_to(real_root):
+                raise RejectedInput(
+                    self.display_name(file),
+                    "is a symbolic link, which links outside the delivery; copy the file in instead",
+                )
+        return files
 
     def files(self) -> list[Path]:
         """The data files of the delivery (manifests excluded)."""

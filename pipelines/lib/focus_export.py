@@ -18,13 +18,12 @@ from pathlib import Path
 import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 
-from pipelines.lib.warehouse import connect
+from pipelines.lib.csv_safety import neutralise_sql
+from pipelines.lib.warehouse import connect, quote_identifier
 
 FOCUS_SCHEMA = "marts"
 FOCUS_TABLE = "focus_cost_and_usage"
 BATCH_ROWS = 100_000
-FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
-"""First characters that make a spreadsheet treat a cell as a formula (OWASP CSV injection)."""
 
 _ORDER = '"BillingPeriodStart", "ChargePeriodStart", "x_SourceFile", "x_SourceRow", "x_RowOrigin"'
 
@@ -42,7 +41,7 @@ def export_focus(warehouse: Path, directory: Path) -> list[tuple[Path, int]]:
             raise FileNotFoundError(f"{FOCUS_SCHEMA}.{FOCUS_TABLE} does not exist yet: load data first")
         # Arrow takes the time zone of TIMESTAMPTZ values from the session: make it UTC.
         con.execute("set TimeZone = 'UTC'")
-        table = f'"{FOCUS_SCHEMA}"."{FOCUS_TABLE}"'
+        table = f"{quote_identifier(FOCUS_SCHEMA)}.{quote_identifier(FOCUS_TABLE)}"
         parquet_path = directory / f"{FOCUS_TABLE}.parquet"
         csv_path = directory / f"{FOCUS_TABLE}.csv"
         typed = ", ".join(_parquet_column(name, data_type) for name, data_type in columns)
@@ -54,19 +53,19 @@ def export_focus(warehouse: Path, directory: Path) -> list[tuple[Path, int]]:
 
 def _parquet_column(name: str, data_type: str) -> str:
     """Timestamps in the warehouse are UTC without a zone: mark them as UTC instants."""
+    column = quote_identifier(name)
     if data_type == "TIMESTAMP":
-        return f'timezone(\'UTC\', "{name}") as "{name}"'
-    return f'"{name}"'
+        return f"timezone('UTC', {column}) as {column}"
+    return column
 
 
 def _csv_column(name: str, data_type: str) -> str:
+    column = quote_identifier(name)
     if data_type == "TIMESTAMP":
-        return f'strftime("{name}", \'%Y-%m-%dT%H:%M:%SZ\') as "{name}"'
+        return f"strftime({column}, '%Y-%m-%dT%H:%M:%SZ') as {column}"
     if data_type == "VARCHAR":
-        column = f'"{name}"'
-        prefixes = ", ".join(f"chr({ord(prefix)})" for prefix in FORMULA_PREFIXES)
-        return f"case when left({column}, 1) in ({prefixes}) then '''' || {column} else {column} end as {column}"
-    return f'"{name}"'
+        return f"{neutralise_sql(column)} as {column}"
+    return column
 
 
 def _write(relation, path: Path) -> int:

@@ -69,11 +69,11 @@ def _ingest_one(
     table: RawTable,
     parse: Parser,
 ) -> DeliveryResult:
-    sha256 = delivery.sha256()
-    existing = find_load(con, source, sha256)
-    if existing is not None:
-        return DeliveryResult(delivery=delivery.name, status="duplicate", load_id=existing)
     try:
+        sha256 = delivery.sha256()
+        existing = find_load(con, source, sha256)
+        if existing is not None:
+            return DeliveryResult(delivery=delivery.name, status="duplicate", load_id=existing)
         parsed = parse(delivery)
     except RejectedInput as error:
         quarantine(home, delivery, error)

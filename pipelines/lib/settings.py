@@ -70,6 +70,16 @@ class FinopsHome:
         return self
 
 
+def daily_schedule_cron() -> str:
+    """FINOPS_DAILY_CRON (UTC; default 06:00 every day): when the daily refresh runs."""
+    return os.environ.get("FINOPS_DAILY_CRON", "").strip() or "0 6 * * *"
+
+
+def restatement_days() -> int:
+    """FINOPS_RESTATEMENT_DAYS (default 14): for how many days after a month ends its data is still re-loaded."""
+    return int(os.environ.get("FINOPS_RESTATEMENT_DAYS", "").strip() or 14)
+
+
 def offline() -> bool:
     """FINOPS_OFFLINE=1: read bundled snapshots instead of calling providers (demo, air-gapped sites)."""
     return os.environ.get("FINOPS_OFFLINE", "").strip().lower() in {"1", "true", "yes"}

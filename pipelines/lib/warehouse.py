@@ -1,13 +1,18 @@
 """Writing raw deliveries into the DuckDB warehouse: idempotent, restatements atomic, audited.
 
 Every load runs in one transaction: delete the rows of the (account, billing period) keys the
-delivery covers, insert the delivery, record it in `audit.loads` and `audit.load_totals`. Either
-all of it lands or none of it does. A delivery whose sha256 was loaded before changes nothing.
+delivery covers, insert the delivery, record it in `audit.loads` and `audit.load_totals`, and for
+every key that held rows before, what it held before and after in `audit.restatements`. Either
+all of it lands or none of it does (a process killed mid-load leaves the warehouse as it was:
+DuckDB only writes a transaction to its log on commit). A delivery whose sha256 was loaded
+before changes nothing.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -22,6 +27,21 @@ import polars as pl
 from sources.focus.columns import DECIMAL_PRECISION, DECIMAL_SCALE
 
 MONEY_SQL_TYPE = f"DECIMAL({DECIMAL_PRECISION}, {DECIMAL_SCALE})"
+PAUSE_BEFORE_COMMIT_ENV = "FINOPS_TEST_PAUSE_BEFORE_COMMIT"
+"""Tests only: a file path; a load touches it and sleeps just before committing, so a test can kill it there."""
+
+
+def quote_identifier(name: str) -> str:
+    """A column, table or schema name as a SQL identifier: double-quoted, inner quotes doubled.
+
+    Names come from code (table specs) or the catalog, never from data; quoting keeps even an odd
+    catalog name an identifier.
+    """
+    return '"' + name.replace('"', '""') + '"'
+
+
+class WarehouseBusy(RuntimeError):
+    """Another process holds the DuckDB file's write lock (DuckDB allows one writer process)."""
 
 
 @dataclass(frozen=True)
@@ -64,7 +84,16 @@ def connect(path: Path, *, read_only: bool = False) -> Iterator[duckdb.DuckDBPyC
     """A connection that is always closed: DuckDB allows one writer process at a time."""
     if read_only and not path.exists():
         raise FileNotFoundError(f"no warehouse at {path}: run `gpu-finops demo` or `gpu-finops ingest` first")
-    con = duckdb.connect(str(path), read_only=read_only)
+    try:
+        con = duckdb.connect(str(path), read_only=read_only)
+    except duckdb.IOException as exc:
+        if "lock" not in str(exc).lower():
+            raise
+        raise WarehouseBusy(
+            f"the warehouse {path} is locked by another process (DuckDB allows one writer at a time): "
+            f"{str(exc).strip().splitlines()[0]}. Wait for that run to finish and try again; in Dagster, "
+            "writers queue in the duckdb_writer concurrency pool."
+        ) from exc
     try:
         yield con
     finally:
@@ -107,6 +136,25 @@ def ensure_tables(con: duckdb.DuckDBPyConnection, table: RawTable | ReferenceTab
             format_version VARCHAR,
             loaded_at TIMESTAMP NOT NULL,
             superseded_by VARCHAR
+        )
+        """
+    )
+    con.execute(
+        f"""
+        CREATE TABLE IF NOT EXISTS audit.restatements (
+            load_id VARCHAR NOT NULL,
+            raw_table VARCHAR NOT NULL,
+            billing_account_id VARCHAR NOT NULL,
+            billing_period_start TIMESTAMP NOT NULL,
+            billing_currency VARCHAR,
+            replaced_load_ids VARCHAR NOT NULL,
+            rows_before BIGINT NOT NULL,
+            billed_cost_before {MONEY_SQL_TYPE},
+            effective_cost_before {MONEY_SQL_TYPE},
+            rows_after BIGINT NOT NULL,
+            billed_cost_after {MONEY_SQL_TYPE},
+            effective_cost_after {MONEY_SQL_TYPE},
+            restated_at TIMESTAMP NOT NULL
         )
         """
     )
@@ -169,6 +217,8 @@ def load_delivery(
             row[0]
             for row in con.execute(f"SELECT DISTINCT _load_id FROM {table.name} WHERE {replaced_rows}").fetchall()
         ]
+        if replaced_loads:
+            _record_restatement(con, table, replaced_rows, load_id, loaded_at)
         replaced = _replace_rows(con, table.name, names, replaced_rows, "incoming_delivery", load_id, loaded_at)
         con.execute(
             f"""
@@ -209,6 +259,53 @@ def load_delivery(
                 [load_id, replaced_loads],
             )
     return _outcome_of(con, load_id, status="loaded")
+
+
+def _record_restatement(
+    con: duckdb.DuckDBPyConnection, table: RawTable, replaced_rows: str, load_id: str, loaded_at: datetime
+) -> None:
+    """Per restated account × billing period × currency: rows and cost before this load and after it.
+
+    Only keys that held rows before are restatements; a currency the key gains or loses shows with
+    zero rows on the side that lacks it.
+    """
+    account, period, currency = (f'"{c}"' for c in (*table.restatement_key, table.currency_column))
+    billed, effective = f'"{table.billed_cost_column}"', f'"{table.effective_cost_column}"'
+    con.execute(
+        f"""
+        INSERT INTO audit.restatements
+        WITH before AS (
+            SELECT {account} AS account, {period} AS period, {currency} AS currency,
+                   string_agg(DISTINCT _load_id, ',' ORDER BY _load_id) AS load_ids,
+                   count(*) AS row_count, sum({billed}) AS billed, sum({effective}) AS effective
+            FROM {table.name} WHERE {replaced_rows}
+            GROUP BY ALL
+        ),
+        after AS (
+            SELECT {account} AS account, {period} AS period, {currency} AS currency,
+                   count(*) AS row_count, sum({billed}) AS billed, sum({effective}) AS effective
+            FROM incoming_delivery
+            GROUP BY ALL
+        ),
+        restated_keys AS (SELECT DISTINCT account, period FROM before)
+        SELECT ?, ?, coalesce(b.account, a.account), coalesce(b.period, a.period), coalesce(b.currency, a.currency),
+               coalesce(b.load_ids, ''), coalesce(b.row_count, 0), b.billed, b.effective,
+               coalesce(a.row_count, 0), a.billed, a.effective, ?
+        FROM before AS b
+        FULL OUTER JOIN after AS a
+          ON a.account = b.account AND a.period = b.period AND a.currency IS NOT DISTINCT FROM b.currency
+        WHERE (coalesce(b.account, a.account), coalesce(b.period, a.period))
+              IN (SELECT account, period FROM restated_keys)
+        """,
+        [load_id, table.name, loaded_at],
+    )
+
+
+def _pause_for_crash_test() -> None:
+    marker = os.environ.get(PAUSE_BEFORE_COMMIT_ENV)
+    if marker:
+        Path(marker).touch()
+        time.sleep(600)
 
 
 def _billing_periods(con: duckdb.DuckDBPyConnection, load_id: str) -> list[str]:
@@ -343,6 +440,7 @@ def _staged(con: duckdb.DuckDBPyConnection, view: str, frame: pl.DataFrame) -> I
     try:
         con.begin()
         yield
+        _pause_for_crash_test()
         con.commit()
     except BaseException:
         con.rollback()

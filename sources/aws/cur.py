@@ -36,6 +36,7 @@ from sources.delivery import Delivery, ParsedDelivery
 from sources.errors import RejectedInput
 from sources.focus.columns import Kind
 from sources.focus.reader import DECIMAL, TIMESTAMP, read_raw, reject_first, report_unparsed, typed_column
+from sources.row_checks import NonNegative, RowRules, check_rows
 
 CUR_DATA_SUFFIXES = (".csv", ".csv.gz", ".gz", ".parquet")
 _ZIP_MAGIC = b"PK\x03\x04"
@@ -52,6 +53,19 @@ def output_schema() -> dict[str, pl.DataType]:
     return schema
 
 
+_USAGE_LINE_TYPES = ("Usage", "DiscountedUsage", "SavingsPlanCoveredUsage")
+ROW_RULES = RowRules(
+    non_negative=(
+        NonNegative(
+            "line_item_usage_amount",
+            pl.col("line_item_line_item_type").is_in(_USAGE_LINE_TYPES),
+            "on usage lines (credits and refunds may be negative)",
+        ),
+    ),
+    line_item_key=("identity_line_item_id", "identity_time_interval"),
+)
+
+
 def parse_cur_delivery(delivery: Delivery) -> ParsedDelivery:
     """The connector entry point: the files the delivery's manifests list (else all of them), as one frame."""
     listed = listed_files(delivery)
@@ -60,6 +74,7 @@ def parse_cur_delivery(delivery: Delivery) -> ParsedDelivery:
         raise RejectedInput(delivery.name, "holds no CUR data files (CSV, CSV.gz or Parquet)")
     parts = [read_cur_file(file, source_file=delivery.display_name(file)) for file in files]
     frame = pl.concat(parts, how="vertical")
+    check_rows(frame, ROW_RULES)
     formats = sorted(set(frame["_cur_format"].unique().to_list()))
     return ParsedDelivery(frame=frame, format_version=", ".join(FORMAT_TITLES[f] for f in formats))
 

@@ -35,6 +35,7 @@ from sources.delivery import Delivery, ParsedDelivery
 from sources.errors import RejectedInput
 from sources.focus.columns import DECIMAL_PRECISION, DECIMAL_SCALE
 from sources.focus.reader import first_line, read_raw, reject_first, shorten
+from sources.row_checks import NonNegative, RowRules, check_rows
 
 DECIMAL = pl.Decimal(DECIMAL_PRECISION, DECIMAL_SCALE)
 TIMESTAMP = pl.Datetime("us")
@@ -204,6 +205,14 @@ def output_schema() -> dict[str, pl.DataType]:
     return schema
 
 
+ROW_RULES = RowRules(
+    non_negative=(
+        NonNegative("Quantity", pl.col("ChargeType") == "Usage", "on usage lines (a refund may be negative)"),
+    )
+)
+"""Cost details carry no line item id, so no key is checked for uniqueness."""
+
+
 def parse_actual_cost_delivery(delivery: Delivery) -> ParsedDelivery:
     """Connector for `azure_actual`: an ActualCost export file or run folder."""
     return parse_cost_details_delivery(delivery, dataset=ACTUAL_COST)
@@ -224,6 +233,7 @@ def parse_cost_details_delivery(delivery: Delivery, *, dataset: str) -> ParsedDe
     frame = pl.concat(frames, how="vertical")
     if frame.height == 0:
         raise RejectedInput(delivery.name, "has headers but no data rows: nothing says which billing period it covers")
+    check_rows(frame, ROW_RULES)
     layout = _layout(frame)
     version = f"Azure {dataset}" + (f" {manifest.data_version}" if manifest and manifest.data_version else "")
     return ParsedDelivery(frame=frame, format_version=f"{version} ({layout})")

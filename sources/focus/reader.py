@@ -38,6 +38,7 @@ from sources.focus.columns import (
     Kind,
 )
 from sources.manifests import listed_data_files
+from sources.row_checks import NonNegative, RowRules, check_rows
 
 DECIMAL = pl.Decimal(DECIMAL_PRECISION, DECIMAL_SCALE)
 TIMESTAMP = pl.Datetime("us")
@@ -59,6 +60,17 @@ DATETIME_FORMATS = (
     "%Y-%m-%dT%H:%MZ",
     "%Y-%m-%d",
 )
+
+ROW_RULES = RowRules(
+    non_negative=(
+        NonNegative(
+            "ConsumedQuantity",
+            (pl.col("ChargeCategory") == "Usage") & pl.col("ChargeClass").is_null(),
+            "on usage lines (a correction may be negative)",
+        ),
+    )
+)
+"""FOCUS defines no line item id, so no key is checked for uniqueness."""
 
 _GZIP_MAGIC = b"\x1f\x8b"
 _PARQUET_MAGIC = b"PAR1"
@@ -163,16 +175,22 @@ def decompressed(path: Path, name: str, *, gzipped: bool) -> Iterator[Path]:
         yield Path(plain.name)
 
 
-def read_csv(path: Path, name: str) -> pl.DataFrame:
+def check_utf8_text(path: Path, name: str, *, layout: str = "UTF-8 CSV") -> bytes:
+    """Reject a UTF-16 (spreadsheet "Unicode text") or binary file from its first 4 KiB; returns them."""
     with path.open("rb") as handle:
         head = handle.read(4096)
     if head.startswith(_UTF16_BOMS) or b"\x00" in head:
-        raise RejectedInput(name, "is not UTF-8 text (UTF-16 or binary); export the file again as UTF-8 CSV")
+        raise RejectedInput(name, f"is not UTF-8 text (UTF-16 or binary); export the file again as {layout}")
     try:
         head.decode("utf-8")
     except UnicodeDecodeError as exc:
         if exc.start < len(head) - 4:
-            raise RejectedInput(name, "is not UTF-8 text; export the file again as UTF-8 CSV") from exc
+            raise RejectedInput(name, f"is not UTF-8 text; export the file again as {layout}") from exc
+    return head
+
+
+def read_csv(path: Path, name: str) -> pl.DataFrame:
+    head = check_utf8_text(path, name)
     first_line = head.split(b"\n", 1)[0]
     if b"," not in first_line and any(sep in first_line for sep in (b";", b"\t", b"|")):
         raise RejectedInput(name, "the header has no commas: the file is delimited by something other than commas")
@@ -380,4 +398,5 @@ def parse_focus_delivery(delivery: Delivery) -> ParsedDelivery:
     if not files:
         raise RejectedInput(delivery.name, "holds no CSV, CSV.gz or Parquet files")
     parsed = read_focus_files([(file, delivery.display_name(file)) for file in files])
+    check_rows(parsed.frame, ROW_RULES)
     return ParsedDelivery(frame=parsed.frame, format_version=f"FOCUS {parsed.focus_version}")

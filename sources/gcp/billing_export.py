@@ -46,6 +46,8 @@ import polars as pl
 
 from sources.delivery import Delivery, ParsedDelivery
 from sources.errors import RejectedInput
+from sources.focus.reader import check_utf8_text
+from sources.row_checks import NonNegative, RowRules, check_rows
 
 DECIMAL_SCALE = 12
 DECIMAL = pl.Decimal(38, DECIMAL_SCALE)
@@ -165,6 +167,16 @@ def output_schema() -> dict[str, pl.DataType]:
     return schema
 
 
+ROW_RULES = RowRules(
+    non_negative=(
+        NonNegative(
+            "usage_amount", pl.col("cost_type") == "regular", "on regular usage rows (an adjustment may be negative)"
+        ),
+    )
+)
+"""The export has no line item id, so no key is checked for uniqueness."""
+
+
 def parse_billing_export_delivery(delivery: Delivery) -> ParsedDelivery:
     """The connector entry point: every Parquet or NDJSON file of a billing export delivery, as one frame."""
     files = delivery.files()
@@ -179,6 +191,7 @@ def parse_billing_export_delivery(delivery: Delivery) -> ParsedDelivery:
     combined = pl.concat(frames, how="vertical")
     if combined.height == 0:
         raise RejectedInput(delivery.name, "holds no billing rows")
+    check_rows(combined, ROW_RULES)
     table = "detailed" if detailed else "standard"
     return ParsedDelivery(
         frame=combined, format_version=f"BigQuery billing export, {table} ({', '.join(sorted(formats))})"
@@ -249,6 +262,7 @@ def decompressed(path: Path, name: str, *, gzipped: bool) -> Iterator[Path]:
 
 def _read_ndjson(path: Path, name: str) -> pl.DataFrame:
     """One JSON object per line; line numbers are the rows named in messages."""
+    check_utf8_text(path, name, layout="UTF-8 newline-delimited JSON")
     try:
         lines = pl.read_csv(
             path,

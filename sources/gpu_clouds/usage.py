@@ -16,6 +16,7 @@ import polars as pl
 
 from sources.delivery import Delivery, ParsedDelivery
 from sources.errors import RejectedInput
+from sources.row_checks import RowRules, check_rows
 from sources.tabular import DECIMAL, TIMESTAMP, Column, Kind, plain, read_contract_file, reject_first, schema_of
 
 FORMAT_VERSION = "GPU cloud usage 1.0"
@@ -111,10 +112,17 @@ def _reject_cost_mismatch(frame: pl.DataFrame, name: str, mismatch: pl.Expr) -> 
     )
 
 
+ROW_RULES = RowRules(line_item_key=("provider", "account_id", "resource_id", "usage_start"))
+"""A resource's usage period starting twice in one delivery would count its cost twice.
+(usage_hours, cost and prices are checked not negative per file, with the contract's other rules.)"""
+
+
 def parse_gpu_cloud_usage(delivery: Delivery) -> ParsedDelivery:
     """The connector entry point: every data file of a delivery, as one frame."""
     files = delivery.files()
     if not files:
         raise RejectedInput(delivery.name, "holds no CSV, CSV.gz or Parquet files")
     frames = [read_usage_file(file, delivery.display_name(file)) for file in files]
-    return ParsedDelivery(frame=pl.concat(frames, how="vertical"), format_version=FORMAT_VERSION)
+    frame = pl.concat(frames, how="vertical")
+    check_rows(frame, ROW_RULES)
+    return ParsedDelivery(frame=frame, format_version=FORMAT_VERSION)

@@ -28,6 +28,7 @@ from sources.delivery import Delivery, ParsedDelivery
 from sources.errors import RejectedInput
 from sources.focus.columns import DECIMAL_PRECISION, DECIMAL_SCALE
 from sources.focus.reader import DATETIME_FORMATS, decompressed, read_csv, reject_first, shorten
+from sources.row_checks import NonNegative, RowRules, check_rows
 
 DECIMAL = pl.Decimal(DECIMAL_PRECISION, DECIMAL_SCALE)
 TIMESTAMP = pl.Datetime("us")
@@ -94,13 +95,27 @@ def output_schema() -> dict[str, pl.DataType]:
     return schema
 
 
+ROW_RULES = RowRules(
+    non_negative=(
+        NonNegative(
+            "usage_billed_quantity",
+            pl.col("line_item_is_correction").str.to_lowercase() != "true",
+            "on lines that are not corrections",
+        ),
+    ),
+    line_item_key=("line_item_reference_no",),
+)
+
+
 def parse_cost_report_delivery(delivery: Delivery) -> ParsedDelivery:
     """The connector entry point: every cost report file of the delivery, as one frame."""
     files = delivery.files()
     if not files:
         raise RejectedInput(delivery.name, "holds no CSV or CSV.gz cost report files")
     frames = [read_cost_report(file, source_file=delivery.display_name(file)) for file in files]
-    return ParsedDelivery(frame=pl.concat(frames, how="vertical"), format_version=FORMAT_VERSION)
+    frame = pl.concat(frames, how="vertical")
+    check_rows(frame, ROW_RULES)
+    return ParsedDelivery(frame=frame, format_version=FORMAT_VERSION)
 
 
 def read_cost_report(path: Path, *, source_file: str | None = None) -> pl.DataFrame:

@@ -15,6 +15,7 @@ import polars as pl
 
 from sources.delivery import Delivery, ParsedDelivery
 from sources.errors import RejectedInput
+from sources.row_checks import check_rows
 from sources.tabular import TIMESTAMP, Column, Kind, read_contract_file, reject_first, schema_of
 
 FORMAT_VERSION = "On-premises GPU inventory 1.0"
@@ -108,4 +109,5 @@ def parse_onprem_gpu_assets(delivery: Delivery) -> ParsedDelivery:
             row=int(frame["_source_row"][row]),
             column="asset_id",
         )
+    check_rows(frame)
     return ParsedDelivery(frame=frame, format_version=FORMAT_VERSION)

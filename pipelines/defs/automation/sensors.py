@@ -1,0 +1,83 @@
+"""The landing-zone sensor (a load per new or changed delivery) and the run-failure recorder."""
+
+from datetime import UTC, datetime
+
+import dagster as dg
+
+from pipelines.lib.billing_sources import BILLING_SOURCES, BillingSource
+from pipelines.lib.operations import already_loaded, changed_deliveries, landing_snapshot, record_run_failure
+from pipelines.lib.settings import finops_home
+from pipelines.lib.warehouse import WarehouseBusy, connect
+
+
+def build_load_job(source: BillingSource):
+    """One source's ingest asset, its checks and everything downstream of it (dbt models and tests)."""
+    load = dg.AssetSelection.assets(dg.AssetKey(list(source.asset_key)))
+    return dg.define_asset_job(
+        name=f"load_{source.name}",
+        selection=load.downstream() - dg.AssetSelection.groups("prices"),
+        description=f"Load FINOPS_HOME/landing/{source.name} and rebuild what depends on it.",
+    )
+
+
+LOAD_JOBS = {source.name: build_load_job(source) for source in BILLING_SOURCES}
+
+
+@dg.sensor(
+    jobs=list(LOAD_JOBS.values()),
+    minimum_interval_seconds=30,
+    default_status=dg.DefaultSensorStatus.RUNNING,
+    description=(
+        "Watches FINOPS_HOME/landing/<source>/ and starts that source's load job for each new or changed delivery. "
+        "The cursor holds each delivery's file sizes and modification times, so a delivery starts one run."
+    ),
+)
+def landing_sensor(context: dg.SensorEvaluationContext) -> dg.SensorResult | dg.SkipReason:
+    home = finops_home()
+    changed, cursor = changed_deliveries(context.cursor, landing_snapshot(home, list(LOAD_JOBS)))
+    try:
+        # Deliveries the CLI or the daily run loaded already need no run of their own.
+        loaded = already_loaded(home, changed)
+    except WarehouseBusy:
+        return dg.SkipReason("the warehouse is busy with a load; the landing zone is checked again next tick")
+    changed = [delivery for delivery in changed if delivery.key not in loaded]
+    runs = [
+        dg.RunRequest(
+            job_name=LOAD_JOBS[delivery.source].name,
+            run_key=f"{delivery.key}@{delivery.fingerprint}",
+            tags={"finops/delivery": delivery.key},
+        )
+        for delivery in changed
+    ]
+    return dg.SensorResult(run_requests=runs, cursor=cursor)
+
+
+@dg.run_failure_sensor(
+    monitor_all_code_locations=False,
+    default_status=dg.DefaultSensorStatus.RUNNING,
+    description="Records every failed run (job, failed steps, error) in audit.run_failures.",
+)
+def run_failure_recorder(context: dg.RunFailureSensorContext) -> None:
+    run = context.dagster_run
+    failed_steps = sorted({event.step_key for event in context.get_step_failure_events() if event.step_key is not None})
+    message = context.failure_event.message or "run failed"
+    try:
+        with connect(finops_home().warehouse) as con:
+            record_run_failure(
+                con,
+                run_id=run.run_id,
+                job_name=run.job_name,
+                failed_at=_ended_at(context),
+                failed_steps=failed_steps,
+                message=message,
+                tags=dict(run.tags),
+            )
+    except WarehouseBusy as busy:
+        # Raising makes the sensor retry this failure on its next tick, when the writer is done.
+        raise RuntimeError(f"run {run.run_id} failed; recording it waits for the warehouse: {busy}") from busy
+
+
+def _ended_at(context: dg.RunFailureSensorContext) -> datetime:
+    record = context.instance.get_run_record_by_id(context.dagster_run.run_id)
+    ended = record.end_time if record is not None else None
+    return datetime.fromtimestamp(ended, UTC) if ended else datetime.now(UTC)

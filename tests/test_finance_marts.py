@@ -28,6 +28,7 @@ FINANCE_UNIT_TESTS = {
     "fct_commitment_coverage_monthly_hand_computed_kpis",
     "fct_buy_vs_rent_reference_dgx_h100_pays_back_in_under_two_years",
     "fct_buy_vs_rent_scenarios_reproduce_the_worked_example",
+    "fct_buy_vs_rent_scenarios_price_every_source",
     "fct_training_cost_estimates_reference_cases",
     "int_finance__gpu_rates_trailing_window_of_rented_gpus",
     "int_finance__owned_server_costs_defaults_overrides_and_currency",

@@ -22,7 +22,7 @@ cost_daily as (
         billing_currency,
         sum(billed_cost) as billed_cost
     from {{ ref('fct_cost_daily') }}
-    where provider_name <> 'On-premises'
+    where coalesce(provider_name, '') <> 'On-premises'
     group by cast({{ dbt.date_trunc('month', 'billing_period_start') }} as date), provider_name, billing_currency
 
 )
@@ -36,6 +36,6 @@ select
 from commitments
 full outer join cost_daily
     on commitments.billing_month = cost_daily.billing_month
-    and commitments.provider_name = cost_daily.provider_name
+    and coalesce(commitments.provider_name, '') = coalesce(cost_daily.provider_name, '')
     and commitments.billing_currency = cost_daily.billing_currency
 where commitments.billed_cost is distinct from cost_daily.billed_cost

@@ -20,7 +20,7 @@ rented as (
 
     select *
     from {{ ref('fct_gpu_spend_daily') }}
-    where provider_name <> 'On-premises'
+    where coalesce(provider_name, '') <> 'On-premises'
 
 ),
 

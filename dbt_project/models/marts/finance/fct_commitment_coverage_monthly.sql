@@ -51,7 +51,7 @@ lines as (
             false
         ) as is_eligible_usage
     from {{ ref('int_billing__cost_lines') }}
-    where ProviderName <> 'On-premises'
+    where coalesce(ProviderName, '') <> 'On-premises'
 
 ),
 

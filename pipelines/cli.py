@@ -85,6 +85,27 @@ def _parser() -> argparse.ArgumentParser:
     )
     refresh.set_defaults(handler=_prices_refresh)
 
+    estimate = commands.add_parser("estimate", help="one-off finance estimates")
+    estimate_commands = estimate.add_subparsers(required=True, metavar="WHAT")
+    training = estimate_commands.add_parser(
+        "training", help="GPU-hours and cost of a training run: FLOPs = 6 × parameters × tokens"
+    )
+    training.add_argument("--params", type=float, required=True, help="model parameters N, e.g. 7e9")
+    training.add_argument("--tokens", type=float, required=True, help="training tokens T, e.g. 1e12")
+    training.add_argument("--gpu", required=True, help="GPU model as in seed gpu_specs, e.g. H100")
+    training.add_argument("--mfu", type=Decimal, default=Decimal("0.4"), help="model FLOPs utilization (default 0.4)")
+    training.add_argument(
+        "--price",
+        type=Decimal,
+        default=None,
+        help="price per GPU-hour (default: our effective rate for the GPU from the warehouse, when it has one)",
+    )
+    training.add_argument(
+        "--overhead", type=Decimal, default=Decimal("0.3"), help="share added for restarts and evaluation (default 0.3)"
+    )
+    training.add_argument("--gpus", type=int, default=None, help="GPUs used at once, for the wall-clock days")
+    training.set_defaults(handler=_estimate_training)
+
     export = commands.add_parser("export", help="write warehouse data in an open format")
     export.add_argument("format", choices=("focus",))
     export.add_argument("directory", type=Path)
@@ -287,6 +308,67 @@ def _demo_telemetry(home: FinopsHome, seed: int) -> bool:
         if event.is_step_failure:
             print(f"error in {event.step_key}: {event.step_failure_data.error.message.strip()}", file=sys.stderr)
     return result.success
+
+
+def _estimate_training(home: FinopsHome, args: argparse.Namespace) -> int:
+    """The formula of fct_training_cost_estimates for one run; the price defaults to our own rate."""
+    from pipelines.lib.training_estimate import estimate_training, peak_bf16_tflops
+
+    gpu_model, peak = peak_bf16_tflops(args.gpu)
+    price, price_source = args.price, "given"
+    if price is None:
+        price, price_source = _our_effective_rate(home, gpu_model)
+    estimate = estimate_training(
+        gpu_model=gpu_model,
+        parameters=args.params,
+        tokens=args.tokens,
+        peak_tflops=peak,
+        mfu=args.mfu,
+        overhead=args.overhead,
+        price_per_gpu_hour=price,
+        gpus=args.gpus,
+    )
+    overhead = f"{(estimate.overhead * 100).normalize():f}%"
+    print(f"Training {estimate.parameters:.3g} parameters on {estimate.tokens:.3g} tokens on {gpu_model}")
+    print(f"  compute      {estimate.training_flops:.4g} FLOPs (6 × parameters × tokens)")
+    print(f"  throughput   {peak:g} TFLOPS peak dense BF16 (seed gpu_specs) at MFU {estimate.mfu:g}")
+    if estimate.mfu_outside_typical_range:
+        print("               (MFU outside 0.15-0.60: dense LLM training usually reaches 0.35-0.45)")
+    print(
+        f"  GPU-hours    {estimate.compute_gpu_hours:,.2f} compute only; "
+        f"{estimate.gpu_hours:,.2f} with {overhead} overhead"
+    )
+    if estimate.wall_clock_days is not None:
+        print(f"  wall clock   {estimate.wall_clock_days:,.2f} days on {estimate.gpus} GPUs")
+    if estimate.cost is None:
+        print("  cost         no price: pass --price (no effective rate for this GPU in the warehouse)")
+    else:
+        print(
+            f"  cost         {_money(estimate.compute_cost)} compute only; {_money(estimate.cost)} with {overhead} "
+            f"overhead, at {estimate.price_per_gpu_hour:g} per GPU-hour ({price_source})"
+        )
+    return 0
+
+
+def _our_effective_rate(home: FinopsHome, gpu_model: str) -> tuple[Decimal | None, str]:
+    """Our effective rate for the GPU as the finance marts compute it, when the warehouse has one."""
+    import duckdb
+
+    if not home.warehouse.exists():
+        return None, "none"
+    try:
+        with connect(home.warehouse, read_only=True) as con:
+            row = con.execute(
+                "select effective_rate_per_gpu_hour, currency, window_start, window_end "
+                "from intermediate.int_finance__gpu_rates where gpu_model = ?",
+                [gpu_model],
+            ).fetchone()
+    except duckdb.CatalogException:
+        return None, "none"
+    if row is None or row[0] is None:
+        return None, "none"
+    rate, currency, first, last = row
+    return rate, f"our effective rate, {currency}, {first} to {last}"
 
 
 def _print_deliveries(results: list[dict[str, Any]]) -> None:

@@ -34,9 +34,11 @@ install: $(STAMP) $(FOCUS_VALIDATOR_STAMP)
 demo: install  ## generate sample data, materialize everything, build docs, print a summary
 	$(BIN)/gpu-finops demo
 
-test: install  ## lint, then every test (including a dbt build on fixture data)
+test: install  ## lint, then every test (including dbt builds on fixture data), two workers (one per core)
 	$(BIN)/ruff check .
-	$(BIN)/pytest
+	# Parse the dbt project once up front, so the two test workers never write its manifest at the same time.
+	cd dbt_project && $(BIN)/dbt parse --quiet
+	$(BIN)/pytest -n 2 --dist loadfile --durations=15
 
 lint: install
 	$(BIN)/ruff check .

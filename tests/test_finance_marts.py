@@ -8,10 +8,7 @@ gpu-metrics reference included; one real dbt build here runs them. The Python es
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 from decimal import Decimal
 from pathlib import Path
 
@@ -19,10 +16,9 @@ import pytest
 import yaml
 
 from pipelines.cli import main
-from pipelines.lib.raw_schema import ensure_raw_tables
 from pipelines.lib.settings import DBT_PROJECT_DIR
 from pipelines.lib.training_estimate import estimate_training, peak_bf16_tflops
-from pipelines.lib.warehouse import connect
+from tests.dbt_helpers import dbt_on_empty_warehouse
 
 FINANCE_UNIT_TESTS = {
     "fct_commitment_coverage_monthly_hand_computed_kpis",
@@ -46,27 +42,8 @@ def test_finance_dbt_unit_tests_pass(tmp_path: Path):
     """One dbt build on an empty warehouse: seeds, the finance models and everything upstream, and their unit
     tests (dbt needs the parents' tables to exist to type the unit tests' inputs). Enforced contracts are
     checked as each mart is created."""
-    home = tmp_path / "home"
-    home.mkdir()
-    with connect(home / "warehouse.duckdb") as con:
-        ensure_raw_tables(con)
-    dbt = Path(sys.executable).parent / "dbt"
-    result = subprocess.run(
-        [
-            str(dbt),
-            "build",
-            "--select",
-            "+path:models/marts/finance",
-            "--exclude",
-            "test_type:data",
-            "--target-path",
-            str(tmp_path / "target"),
-        ],
-        cwd=DBT_PROJECT_DIR,
-        env=os.environ | {"FINOPS_HOME": str(home)},
-        capture_output=True,
-        text=True,
-        timeout=900,
+    result = dbt_on_empty_warehouse(
+        tmp_path, "build", "--select", "+path:models/marts/finance", "--exclude", "test_type:data"
     )
     assert result.returncode == 0, result.stdout[-4000:]
     for name in FINANCE_UNIT_TESTS:

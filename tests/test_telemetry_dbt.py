@@ -2,14 +2,9 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
-from pipelines.lib.raw_schema import ensure_raw_tables
-from pipelines.lib.settings import DBT_PROJECT_DIR
-from pipelines.lib.warehouse import connect
+from tests.dbt_helpers import dbt_on_empty_warehouse
 
 UNIT_TESTS = (
     # g1: 0.5 for 30 minutes then 1.0 for 30 minutes averages 0.75; g2: 10 minutes of samples cover 1/6 of the
@@ -22,29 +17,9 @@ UNIT_TESTS = (
 
 
 def test_hourly_rollup_and_billing_join_unit_tests_pass(tmp_path: Path):
-    home = tmp_path / "home"
-    home.mkdir()
-    with connect(home / "warehouse.duckdb") as con:
-        ensure_raw_tables(con)
-    dbt = Path(sys.executable).parent / "dbt"
     # --empty builds the parents with no rows, so the unit tests know their inputs' column types.
-    result = subprocess.run(
-        [
-            str(dbt),
-            "build",
-            "--empty",
-            "--select",
-            "+fct_gpu_utilization_daily",
-            "--exclude",
-            "test_type:data",
-            "--target-path",
-            str(tmp_path / "target"),
-        ],
-        cwd=DBT_PROJECT_DIR,
-        env=os.environ | {"FINOPS_HOME": str(home)},
-        capture_output=True,
-        text=True,
-        timeout=900,
+    result = dbt_on_empty_warehouse(
+        tmp_path, "build", "--empty", "--select", "+fct_gpu_utilization_daily", "--exclude", "test_type:data"
     )
     assert result.returncode == 0, result.stdout[-4000:]
     for name in UNIT_TESTS:

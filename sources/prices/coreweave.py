@@ -22,7 +22,7 @@ from html.parser import HTMLParser
 import polars as pl
 
 from sources.http import HttpClient, base_url
-from sources.prices.offers import LayoutChanged, Payload, PayloadStore, PriceFeed, offers_frame
+from sources.prices.offers import LayoutChanged, Payload, PayloadStore, PriceFeed, naming_provider, offers_frame
 
 PROVIDER = "CoreWeave"
 BASE_URL_ENV = "FINOPS_COREWEAVE_BASE_URL"
@@ -102,16 +102,6 @@ def _number(text: str, where: str) -> Decimal:
     return value
 
 
-def parse(payloads: list[Payload], observed_at: datetime) -> pl.DataFrame:
-    """The offers of one capture; every LayoutChanged names the provider (and the URL where it has one)."""
-    try:
-        return _parse(payloads, observed_at)
-    except LayoutChanged as error:
-        if str(error).startswith(PROVIDER):
-            raise
-        raise LayoutChanged(f"{PROVIDER}: {error}") from error
-
-
 def _parse(payloads: list[Payload], observed_at: datetime) -> pl.DataFrame:
     columns: dict[str, list] = {name: [] for name in ("gpu_name", "gpu_count", "price", "sku", "source_url")}
     for payload in payloads:
@@ -159,16 +149,19 @@ def _parse(payloads: list[Payload], observed_at: datetime) -> pl.DataFrame:
     return offers_frame(
         {
             **columns,
-            "observed_at": [observed_at] * count,
-            "provider": [PROVIDER] * count,
-            "pricing_model": ["on_demand"] * count,
-            "price_unit": ["instance-hour"] * count,
-            "currency": ["USD"] * count,
-            "offer_statistic": ["list"] * count,
+            "observed_at": observed_at,
+            "provider": PROVIDER,
+            "pricing_model": "on_demand",
+            "price_unit": "instance-hour",
+            "currency": "USD",
+            "offer_statistic": "list",
         },
         source=f"{PROVIDER} pricing page",
     )
 
+
+parse = naming_provider(PROVIDER, _parse)
+"""The offers of one capture; every LayoutChanged names the provider (and the URL where it has one)."""
 
 FEED = PriceFeed(
     name="coreweave",

@@ -56,16 +56,15 @@ def parse(payloads: list[Payload], observed_at: datetime) -> pl.DataFrame:
             columns["price"].append(price)
             columns["sku"].append(key)
             columns["source_url"].append(payload.source_url)
-    count = len(columns["price"])
     return offers_frame(
         {
             **columns,
-            "observed_at": [observed_at] * count,
-            "provider": [PROVIDER] * count,
-            "pricing_model": ["on_demand"] * count,
-            "price_unit": ["instance-hour"] * count,
-            "currency": ["USD"] * count,
-            "offer_statistic": ["list"] * count,
+            "observed_at": observed_at,
+            "provider": PROVIDER,
+            "pricing_model": "on_demand",
+            "price_unit": "instance-hour",
+            "currency": "USD",
+            "offer_statistic": "list",
         },
         source=f"{PROVIDER} instance types",
     )

@@ -23,7 +23,7 @@ from urllib.parse import urljoin
 import polars as pl
 
 from sources.http import FetchError, HttpClient, base_url
-from sources.prices.offers import LayoutChanged, Payload, PayloadStore, PriceFeed, offers_frame
+from sources.prices.offers import LayoutChanged, Payload, PayloadStore, PriceFeed, naming_provider, offers_frame
 
 PROVIDER = "Oracle"
 """As billing names it (OCI cost reports) and as seed `price_providers` lists it."""
@@ -99,16 +99,6 @@ def _unit_prices(payloads: list[Payload]) -> dict[str, tuple[str, Decimal, str]]
     return prices
 
 
-def parse(payloads: list[Payload], observed_at: datetime) -> pl.DataFrame:
-    """The offers of one capture; every LayoutChanged names the provider (and the URL where it has one)."""
-    try:
-        return _parse(payloads, observed_at)
-    except LayoutChanged as error:
-        if str(error).startswith(PROVIDER):
-            raise
-        raise LayoutChanged(f"{PROVIDER}: {error}") from error
-
-
 def _parse(payloads: list[Payload], observed_at: datetime) -> pl.DataFrame:
     shapes_payload = next((p for p in payloads if p.name == SHAPES_FILE), None)
     if shapes_payload is None:
@@ -147,15 +137,14 @@ def _parse(payloads: list[Payload], observed_at: datetime) -> pl.DataFrame:
             columns["price"].append(price)
             columns["sku"].append(product["partNumber"])
             columns["source_url"].append(shapes_payload.source_url)
-    count = len(columns["price"])
     return offers_frame(
         {
             **columns,
-            "observed_at": [observed_at] * count,
-            "provider": [PROVIDER] * count,
-            "price_unit": ["instance-hour"] * count,
-            "currency": [CURRENCY] * count,
-            "offer_statistic": ["list"] * count,
+            "observed_at": observed_at,
+            "provider": PROVIDER,
+            "price_unit": "instance-hour",
+            "currency": CURRENCY,
+            "offer_statistic": "list",
         },
         source=f"{PROVIDER} cost estimator",
     )
@@ -167,6 +156,9 @@ def _gpu_name(shape: dict[str, Any]) -> str | None:
     parts = str(shape["name"]).split(".")
     return parts[2] if len(parts) == 4 and parts[1] == "GPU" else None
 
+
+parse = naming_provider(PROVIDER, _parse)
+"""The offers of one capture; every LayoutChanged names the provider (and the URL where it has one)."""
 
 FEED = PriceFeed(
     name="oci",

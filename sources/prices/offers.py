@@ -192,14 +192,35 @@ class PriceFeed:
     table: str = "raw.price_observations"
 
 
-def offers_frame(columns: Mapping[str, list[Any]], *, source: str) -> pl.DataFrame:
-    """Build an offers frame from column lists (money as `Decimal`; absent columns null) and check it."""
+def offers_frame(columns: Mapping[str, Any], *, source: str) -> pl.DataFrame:
+    """Build an offers frame and check it: list values are columns (money as `Decimal`), a scalar value is
+    the same for every offer (provider, pricing model, …), absent columns are null."""
     unknown = set(columns) - set(OFFER_SCHEMA)
     if unknown:
         raise ValueError(f"not offer columns: {sorted(unknown)}")
-    height = len(next(iter(columns.values()), []))
-    frame = pl.DataFrame({name: columns.get(name, [None] * height) for name in OFFER_SCHEMA}, schema=OFFER_SCHEMA)
+    height = max((len(value) for value in columns.values() if isinstance(value, list)), default=0)
+    frame = pl.DataFrame(
+        {
+            name: columns[name] if isinstance(columns.get(name), list) else [columns.get(name)] * height
+            for name in OFFER_SCHEMA
+        },
+        schema=OFFER_SCHEMA,
+    )
     return check_offers(frame, source=source)
+
+
+def naming_provider(provider: str, parse: Parse) -> Parse:
+    """`parse` whose every LayoutChanged starts with the provider's name (messages naming only a file or URL)."""
+
+    def parse_naming_provider(payloads: list[Payload], observed_at: datetime) -> pl.DataFrame:
+        try:
+            return parse(payloads, observed_at)
+        except LayoutChanged as error:
+            if str(error).startswith(provider):
+                raise
+            raise LayoutChanged(f"{provider}: {error}") from error
+
+    return parse_naming_provider
 
 
 def check_offers(frame: pl.DataFrame, *, source: str) -> pl.DataFrame:

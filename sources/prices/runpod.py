@@ -23,7 +23,7 @@ from typing import Any
 import polars as pl
 
 from sources.http import FetchError, HttpClient, base_url
-from sources.prices.offers import LayoutChanged, Payload, PayloadStore, PriceFeed, offers_frame
+from sources.prices.offers import LayoutChanged, Payload, PayloadStore, PriceFeed, naming_provider, offers_frame
 
 PROVIDER = "RunPod"
 BASE_URL_ENV = "FINOPS_RUNPOD_BASE_URL"
@@ -115,16 +115,6 @@ def _cloud_of(payload: Payload) -> str:
     raise LayoutChanged(f"{payload.source_url}: payload {payload.name!r} is not one of RunPod's per-cloud queries")
 
 
-def parse(payloads: list[Payload], observed_at: datetime) -> pl.DataFrame:
-    """The offers of one capture; every LayoutChanged names the provider (and the URL where it has one)."""
-    try:
-        return _parse(payloads, observed_at)
-    except LayoutChanged as error:
-        if str(error).startswith(PROVIDER):
-            raise
-        raise LayoutChanged(f"{PROVIDER}: {error}") from error
-
-
 def _parse(payloads: list[Payload], observed_at: datetime) -> pl.DataFrame:
     columns: dict[str, list] = {name: [] for name in ("gpu_name", "pricing_model", "price", "sku", "source_url")}
     for payload in payloads:
@@ -155,20 +145,22 @@ def _parse(payloads: list[Payload], observed_at: datetime) -> pl.DataFrame:
                 columns["price"].append(price)
                 columns["sku"].append(f"{gpu_id} ({cloud} cloud)")
                 columns["source_url"].append(payload.source_url)
-    count = len(columns["price"])
     return offers_frame(
         {
             **columns,
-            "observed_at": [observed_at] * count,
-            "provider": [PROVIDER] * count,
-            "gpu_count": [Decimal(1)] * count,
-            "price_unit": ["gpu-hour"] * count,
-            "currency": ["USD"] * count,
-            "offer_statistic": ["list"] * count,
+            "observed_at": observed_at,
+            "provider": PROVIDER,
+            "gpu_count": Decimal(1),
+            "price_unit": "gpu-hour",
+            "currency": "USD",
+            "offer_statistic": "list",
         },
         source=f"{PROVIDER} gpuTypes",
     )
 
+
+parse = naming_provider(PROVIDER, _parse)
+"""The offers of one capture; every LayoutChanged names the provider (and the URL where it has one)."""
 
 FEED = PriceFeed(
     name="runpod",

@@ -25,7 +25,7 @@ from typing import Any
 import polars as pl
 
 from sources.http import HttpClient, base_url
-from sources.prices.offers import MONEY, LayoutChanged, Payload, PayloadStore, PriceFeed, check_offers
+from sources.prices.offers import MONEY, LayoutChanged, Payload, PayloadStore, PriceFeed, check_offers, naming_provider
 
 PROVIDER = "Vast.ai"
 BASE_URL_ENV = "FINOPS_VAST_BASE_URL"
@@ -153,16 +153,6 @@ def _offers(payloads: list[Payload]) -> pl.DataFrame:
     )
 
 
-def parse(payloads: list[Payload], observed_at: datetime) -> pl.DataFrame:
-    """The offers of one capture; every LayoutChanged names the provider (and the URL where it has one)."""
-    try:
-        return _parse(payloads, observed_at)
-    except LayoutChanged as error:
-        if str(error).startswith(PROVIDER):
-            raise
-        raise LayoutChanged(f"{PROVIDER}: {error}") from error
-
-
 def _parse(payloads: list[Payload], observed_at: datetime) -> pl.DataFrame:
     offers = _offers(payloads)
     summary = (
@@ -210,6 +200,9 @@ def _parse(payloads: list[Payload], observed_at: datetime) -> pl.DataFrame:
     )
     return check_offers(frame, source=f"{PROVIDER} bundles")
 
+
+parse = naming_provider(PROVIDER, _parse)
+"""The offers of one capture; every LayoutChanged names the provider (and the URL where it has one)."""
 
 FEED = PriceFeed(
     name="vast",

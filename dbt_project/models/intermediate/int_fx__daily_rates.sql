@@ -8,8 +8,6 @@
 -#}
 
 {%- set reporting_currencies = ['EUR', 'USD'] -%}
-{#- Enough days for ECB history since 1999 and decades ahead; trimmed to the data below. -#}
-{%- set max_days = 20000 -%}
 
 with
 
@@ -29,18 +27,9 @@ bounds as (
 
 ),
 
-day_numbers as (
-
-    {{ dbt.generate_series(max_days) }}
-
-),
-
 calendar as (
 
-    select cast({{ dbt.dateadd('day', 'day_numbers.generated_number - 1', 'bounds.first_day') }} as date) as rate_day
-    from day_numbers
-    cross join bounds
-    where day_numbers.generated_number - 1 <= bounds.day_count
+    {{ calendar_days('bounds', 'rate_day') }}
 
 ),
 

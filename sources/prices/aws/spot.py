@@ -38,15 +38,14 @@ def parse(payloads: list[Payload], observed_at: datetime) -> pl.DataFrame:
             columns["price"].append(price)
             columns["currency"].append(currency)
             columns["source_url"].append(payload.source_url)
-    count = len(columns["price"])
     return offers_frame(
         {
             **columns,
-            "observed_at": [observed_at] * count,
-            "provider": [PROVIDER] * count,
-            "pricing_model": ["spot"] * count,
-            "price_unit": ["instance-hour"] * count,
-            "offer_statistic": ["list"] * count,
+            "observed_at": observed_at,
+            "provider": PROVIDER,
+            "pricing_model": "spot",
+            "price_unit": "instance-hour",
+            "offer_statistic": "list",
         },
         source=f"{PROVIDER} spot price feed",
     )

@@ -10,8 +10,6 @@
 -#}
 
 {%- set max_age_days = var('price_max_capture_age_days', 7) -%}
-{#- Enough days for decades of daily captures; trimmed to the data below. -#}
-{%- set max_days = 20000 -%}
 
 with
 
@@ -36,18 +34,9 @@ bounds as (
 
 ),
 
-day_numbers as (
-
-    {{ dbt.generate_series(max_days) }}
-
-),
-
 calendar as (
 
-    select cast({{ dbt.dateadd('day', 'day_numbers.generated_number - 1', 'bounds.first_day') }} as date) as price_date
-    from day_numbers
-    cross join bounds
-    where day_numbers.generated_number - 1 <= bounds.day_count
+    {{ calendar_days('bounds', 'price_date') }}
 
 ),
 

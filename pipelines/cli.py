@@ -47,13 +47,16 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument("--seed", type=int, default=42, help="sample data seed (default 42)")
     demo.set_defaults(handler=_demo)
 
-    ingest = commands.add_parser("ingest", help="load a billing file or folder and rebuild what depends on it")
-    ingest.add_argument("path", type=Path)
+    ingest = commands.add_parser(
+        "ingest", help="load billing files or folders, then rebuild what depends on them (once, if anything is new)"
+    )
+    ingest.add_argument("paths", type=Path, nargs="+", metavar="PATH")
     ingest.add_argument(
         "--source",
         choices=sorted(SOURCES_BY_NAME),
-        help="the export format (default: recognised from the file's header or the folder's manifest)",
+        help="the export format of every PATH (default: recognised from each file's header or folder's manifest)",
     )
+    ingest.add_argument("--rebuild", action="store_true", help="rebuild the models even when nothing new was loaded")
     ingest.set_defaults(handler=_ingest)
 
     sql = commands.add_parser("sql", help="run a read-only SQL query against the warehouse")
@@ -114,6 +117,8 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _demo(home: FinopsHome, args: argparse.Namespace) -> int:
+    import dagster as dg
+
     from pipelines.lib.landing import register
     from sources.synthetic.demo_organisation import demo_first_day, demo_last_day, write_demo_organisation
 
@@ -130,7 +135,7 @@ def _demo(home: FinopsHome, args: argparse.Namespace) -> int:
         return 1
     # On-prem cost lines run to a cut-off day (default: yesterday); pin it to the sample's last day.
     dbt_vars = {"onprem_costs_through": demo_last_day().isoformat()}
-    results, ok = _materialize(home, selection=None, dbt_vars=dbt_vars)
+    results, ok = _execute(_transform_selection() | dg.AssetSelection.groups("ingest"), dbt_vars)
     _print_deliveries(results)
     if not ok:
         return 1
@@ -140,27 +145,44 @@ def _demo(home: FinopsHome, args: argparse.Namespace) -> int:
 
 
 def _ingest(home: FinopsHome, args: argparse.Namespace) -> int:
+    import dagster as dg
+
     from pipelines.lib.landing import register
     from sources.detect import detect_source
 
-    source = args.source
-    if source is None:
-        source = detect_source(args.path)
-        print(f"Recognised {args.path} as {SOURCES_BY_NAME[source].title} (override with --source).")
-    delivery = register(home, source, args.path)
-    print(f"Registered {args.path} as {source}/{delivery.name}")
-    results, ok = _materialize(home, selection=SOURCES_BY_NAME[source].asset_key)
+    deliveries = []
+    for path in args.paths:
+        source = args.source
+        if source is None:
+            source = detect_source(path)
+            print(f"Recognised {path} as {SOURCES_BY_NAME[source].title} (override with --source).")
+        deliveries.append(register(home, source, path))
+        print(f"Registered {path} as {source}/{deliveries[-1].name}")
+    keys = sorted({SOURCES_BY_NAME[delivery.source].asset_key for delivery in deliveries})
+    results, ok = _execute(dg.AssetSelection.assets(*(dg.AssetKey(list(key)) for key in keys)))
     _print_deliveries(results)
-    mine = [r for r in results if r["delivery"] == delivery.name]
-    if not ok or any(r["status"] == "rejected" for r in mine):
+    if ok and (args.rebuild or any(result["status"] == "loaded" for result in results)):
+        # Every model, not only those downstream of the load: all of them read the reference seeds, whose
+        # tests (relationships from any model to a seed) dbt runs whenever a seed is built.
+        _, ok = _execute(_transform_selection())
+    elif ok:
+        # Rebuilding would change nothing, and a rejected delivery leaves the warehouse as it was.
+        print("Nothing new was loaded, so the models were not rebuilt (--rebuild forces it).")
+    mine = {delivery.name for delivery in deliveries}
+    if not ok or any(r["status"] == "rejected" and r["delivery"] in mine for r in results):
         return 1
     return 0
 
 
-def _materialize(
-    home: FinopsHome, *, selection: tuple[str, ...] | None, dbt_vars: dict[str, str] | None = None
-) -> tuple[list[dict[str, Any]], bool]:
-    """Materialize `selection` and everything downstream of it (or everything), in-process.
+def _transform_selection() -> Any:
+    """Every asset but the loads: daily price and telemetry assets run through their own commands and jobs."""
+    import dagster as dg
+
+    return dg.AssetSelection.all() - dg.AssetSelection.groups("ingest", "prices", "telemetry")
+
+
+def _execute(selection: Any, dbt_vars: dict[str, str] | None = None) -> tuple[list[dict[str, Any]], bool]:
+    """One in-process run of `selection` (a Dagster AssetSelection): the deliveries it loaded, and success.
 
     `dbt_vars` are passed to this run's `dbt build` as `--vars`.
     """
@@ -171,24 +193,13 @@ def _materialize(
 
     definitions = defs()
     job = definitions.resolve_implicit_global_asset_job_def()
-    graph = definitions.resolve_asset_graph()
-    # Daily-partitioned price assets run through `gpu-finops prices refresh`, one day at a time, and
-    # Prometheus telemetry through its own daily job.
-    prices = dg.AssetSelection.groups("prices", "telemetry")
-    if selection is None:
-        needed = dg.AssetSelection.all() - prices
-    else:
-        # The load and every model: all of them read the reference seeds, whose tests (relationships
-        # from any model to a seed) dbt runs whenever the seed is built, so every model must exist.
-        load = dg.AssetSelection.keys(dg.AssetKey(list(selection)))
-        needed = dg.AssetSelection.all() - dg.AssetSelection.groups("ingest") - prices | load
     run_config = None
     if dbt_vars:
         run_config = {"ops": {gpu_finops_dbt_models.op.name: {"config": {"vars": dbt_vars}}}}
     with dg.DagsterInstance.get() as instance:
         result = job.execute_in_process(
             instance=instance,
-            asset_selection=list(needed.resolve(graph)),
+            asset_selection=list(selection.resolve(definitions.resolve_asset_graph())),
             raise_on_error=False,
             run_config=run_config,
         )

@@ -387,11 +387,10 @@ def test_cur_deliveries_reach_the_gpu_marts_with_hand_computed_numbers(
 ):
     home = tmp_path / "finops"
     monkeypatch.setenv("FINOPS_HOME", str(home))
-    assert main(["ingest", str(FIXTURES / "cur2-parquet")]) == 0
+    assert main(["ingest", str(FIXTURES / "cur2-parquet"), str(SAMPLE)]) == 0
     out = capsys.readouterr().out
     assert "as AWS Cost and Usage Report" in out and "11 rows, billing periods 2026-09-01" in out
-    assert main(["ingest", str(SAMPLE)]) == 0
-    assert "1281 rows, billing periods 2023-11-01" in capsys.readouterr().out
+    assert "1281 rows, billing periods 2023-11-01" in out
 
     def sql(text: str) -> list[tuple]:
         return query(home / "warehouse.duckdb", text)

@@ -314,11 +314,9 @@ def mart(home: Path, sql: str) -> list[tuple]:
 
 @pytest.mark.e2e
 def test_gpu_clouds_and_owned_servers_reach_the_marts(home: Path, capsys: pytest.CaptureFixture[str]):
-    assert main(["ingest", str(USAGE)]) == 0
+    assert main(["ingest", str(USAGE), str(INVENTORY)]) == 0
     out = capsys.readouterr().out
     assert "as GPU cloud usage" in out and "6 rows, billing periods 2026-09-01" in out
-    assert main(["ingest", str(INVENTORY)]) == 0
-    out = capsys.readouterr().out
     assert "as On-premises GPU assets" in out and "2 rows, billing periods 2025-06-01, 2026-01-01" in out
 
     gpu_clouds = mart(

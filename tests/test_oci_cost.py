@@ -332,9 +332,13 @@ def test_sample_and_gpu_fixture_through_the_pipeline(tmp_path: Path, monkeypatch
     def query(sql: str) -> list[tuple]:
         return warehouse_query(home / "warehouse.duckdb", sql)
 
-    # The real sample, recognised by its header; totals per period and currency computed here.
-    assert main(["ingest", str(SAMPLE)]) == 0
-    assert "Recognised" in capsys.readouterr().out
+    # The real sample and the GPU fixture, each recognised by its header, loaded in one run.
+    fixture = write_report(tmp_path / "reports_cost-csv_0000000001.csv.gz", GPU_ROWS, gz=True)
+    assert main(["ingest", str(SAMPLE), str(fixture)]) == 0
+    out = capsys.readouterr().out
+    assert out.count("Recognised") == 2 and "9 rows, billing periods 2026-03-01, 2026-04-01" in out
+
+    # The sample's totals per period and currency, computed here.
     expected: dict[tuple[str, str], Decimal] = defaultdict(Decimal)
     with SAMPLE.open(encoding="utf-8-sig", newline="") as handle:
         for row in csv.DictReader(handle):
@@ -343,22 +347,22 @@ def test_sample_and_gpu_fixture_through_the_pipeline(tmp_path: Path, monkeypatch
             expected[(period, row["cost/currencyCode"])] += amount
     marts = """
         select strftime(billing_period_start, '%Y-%m-%d'), billing_currency, sum(billed_cost), sum(effective_cost)
-        from marts.fct_cost_daily where provider_name = 'Oracle' group by all
+        from marts.fct_cost_daily
+        where provider_name = 'Oracle' and billing_account_id <> 'ocid1.tenancy.oc1..aaaaaaaagpufinopstest'
+        group by all
     """
     assert {(p, c): (b, e) for p, c, b, e in query(marts)} == {key: (v, v) for key, v in expected.items()}
     audit = "select billed_cost from audit.load_totals where billing_period_start = '2023-11-01'"
     assert query(audit) == [(expected[("2023-11-01", "USD")],)]
 
     # The GPU fixture: GPU-hours and cost per GPU model and charge category, by hand.
-    fixture = write_report(tmp_path / "reports_cost-csv_0000000001.csv.gz", GPU_ROWS, gz=True)
-    assert main(["ingest", str(fixture)]) == 0
-    out = capsys.readouterr().out
-    assert "9 rows, billing periods 2026-03-01, 2026-04-01" in out
     gpu = query(
         """
         select strftime(charge_date, '%Y-%m-%d'), gpu_model, charge_category, sum(gpu_hours), sum(billed_cost),
                sum(effective_cost)
-        from marts.fct_gpu_spend_daily where provider_name = 'Oracle' group by all order by all
+        from marts.fct_gpu_spend_daily
+        where provider_name = 'Oracle' and billing_account_id = 'ocid1.tenancy.oc1..aaaaaaaagpufinopstest'
+        group by all order by all
         """
     )
     assert gpu == [

@@ -141,10 +141,9 @@ def test_ingest_to_marts_docs_sql_and_export(home: Path, tmp_path: Path, capsys:
     aws = write_csv(tmp_path / "aws-2026-09.csv", AWS_ROWS)
     lambda_file = write_csv(tmp_path / "lambda-2026-09.csv", LAMBDA_ROWS)
 
-    assert main(["ingest", str(aws)]) == 0
-    assert "loaded" in capsys.readouterr().out
-    assert main(["ingest", str(lambda_file)]) == 0
+    assert main(["ingest", str(aws), str(lambda_file)]) == 0
     out = capsys.readouterr().out
+    assert "4 rows, billing periods 2026-09-01" in out and "USD billed 237.37" in out  # 200 + 5.03 + 12.34 + 20
     assert "1 rows, billing periods 2026-09-01" in out and "USD billed 574.08" in out
 
     # All spend, per currency: 200 + 5.03 + 12.34 + 20 + 574.08.
@@ -194,6 +193,7 @@ def test_rejected_file_is_quarantined_and_changes_no_data(home: Path, tmp_path: 
     assert main(["ingest", str(write_csv(tmp_path / "broken.csv", broken))]) == 1
     out = capsys.readouterr().out
     assert "REJECTED" in out and "row 2, column BilledCost" in out
+    assert "Nothing new was loaded, so the models were not rebuilt" in out
     assert table_fingerprint(home / "warehouse.duckdb") == before
     reasons = list((home / "quarantine" / "focus").glob("*.reason.txt"))
     assert len(reasons) == 1 and "'five' is not a decimal number" in reasons[0].read_text()

@@ -119,6 +119,7 @@ def _parser() -> argparse.ArgumentParser:
 def _demo(home: FinopsHome, args: argparse.Namespace) -> int:
     import dagster as dg
 
+    from pipelines.lib.asset_selections import transform_selection
     from pipelines.lib.landing import register
     from sources.synthetic.demo_organisation import demo_first_day, demo_last_day, write_demo_organisation
 
@@ -135,7 +136,7 @@ def _demo(home: FinopsHome, args: argparse.Namespace) -> int:
         return 1
     # On-prem cost lines run to a cut-off day (default: yesterday); pin it to the sample's last day.
     dbt_vars = {"onprem_costs_through": demo_last_day().isoformat()}
-    results, ok = _execute(_transform_selection() | dg.AssetSelection.groups("ingest"), dbt_vars)
+    results, ok = _execute(transform_selection() | dg.AssetSelection.groups("ingest"), dbt_vars)
     _print_deliveries(results)
     if not ok:
         return 1
@@ -145,8 +146,7 @@ def _demo(home: FinopsHome, args: argparse.Namespace) -> int:
 
 
 def _ingest(home: FinopsHome, args: argparse.Namespace) -> int:
-    import dagster as dg
-
+    from pipelines.lib.asset_selections import load_selection, transform_selection
     from pipelines.lib.landing import register
     from sources.detect import detect_source
 
@@ -159,12 +159,10 @@ def _ingest(home: FinopsHome, args: argparse.Namespace) -> int:
         deliveries.append(register(home, source, path))
         print(f"Registered {path} as {source}/{deliveries[-1].name}")
     keys = sorted({SOURCES_BY_NAME[delivery.source].asset_key for delivery in deliveries})
-    results, ok = _execute(dg.AssetSelection.assets(*(dg.AssetKey(list(key)) for key in keys)))
+    results, ok = _execute(load_selection(*keys))
     _print_deliveries(results)
     if ok and (args.rebuild or any(result["status"] == "loaded" for result in results)):
-        # Every model, not only those downstream of the load: all of them read the reference seeds, whose
-        # tests (relationships from any model to a seed) dbt runs whenever a seed is built.
-        _, ok = _execute(_transform_selection())
+        _, ok = _execute(transform_selection())
     elif ok:
         # Rebuilding would change nothing, and a rejected delivery leaves the warehouse as it was.
         print("Nothing new was loaded, so the models were not rebuilt (--rebuild forces it).")
@@ -172,13 +170,6 @@ def _ingest(home: FinopsHome, args: argparse.Namespace) -> int:
     if not ok or any(r["status"] == "rejected" and r["delivery"] in mine for r in results):
         return 1
     return 0
-
-
-def _transform_selection() -> Any:
-    """Every asset but the loads: daily price and telemetry assets run through their own commands and jobs."""
-    import dagster as dg
-
-    return dg.AssetSelection.all() - dg.AssetSelection.groups("ingest", "prices", "telemetry")
 
 
 def _execute(selection: Any, dbt_vars: dict[str, str] | None = None) -> tuple[list[dict[str, Any]], bool]:

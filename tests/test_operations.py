@@ -17,7 +17,7 @@ from pipelines.defs.automation.daily import (
     restatement_window_schedule,
 )
 from pipelines.defs.automation.sensors import LOAD_JOBS, landing_sensor, run_failure_recorder
-from pipelines.lib.billing_sources import FOCUS
+from pipelines.lib.billing_sources import BILLING_SOURCES, FOCUS
 from pipelines.lib.ingest import ingest_landing_zone
 from pipelines.lib.landing import register
 from pipelines.lib.operations import restatement_window
@@ -116,13 +116,21 @@ def test_landing_sensor_starts_one_load_per_new_or_changed_delivery(tmp_path: Pa
     assert json.loads(changed.cursor).keys() == {"focus/a.csv", "focus/b.csv", "gpu_cloud_usage/run-1"}
 
 
-def test_every_billing_source_has_a_load_job_with_its_ingest_asset():
+def test_every_billing_source_has_a_load_job_with_its_ingest_asset_and_every_model():
+    """On a new warehouse a load must build every model: dbt unit tests read the columns of their parents,
+    among them other sources' staging models (a FOCUS-only load once failed on `stg_oci__cost_report`)."""
     from pipelines.definitions import defs
 
-    repository = defs().get_repository_def()
-    for name, job in LOAD_JOBS.items():
-        keys = repository.get_job(job.name).asset_layer.executable_asset_keys
-        assert any(key.path[0] == "raw" for key in keys), name
+    definitions = defs()
+    repository = definitions.get_repository_def()
+    graph = definitions.resolve_asset_graph()
+    ingest = {key for key in graph.get_all_asset_keys() if graph.get(key).group_name == "ingest"}
+    models = {key for key in graph.get_all_asset_keys() if key.path[0] in {"staging", "intermediate", "marts"}}
+    assert dg.AssetKey(["staging", "stg_oci__cost_report"]) in models
+    for source in BILLING_SOURCES:
+        keys = repository.get_job(LOAD_JOBS[source.name].name).asset_layer.executable_asset_keys
+        assert keys & ingest == {dg.AssetKey(list(source.asset_key))}, source.name
+        assert models <= keys, source.name
 
 
 def test_run_failure_recorder_writes_audit_run_failures(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):

@@ -12,6 +12,7 @@ from datetime import date
 import dagster as dg
 
 from pipelines.defs.prices.fx_rates import PRICE_PARTITIONS, ecb_fx_rates, prices_daily_job
+from pipelines.lib.asset_selections import transform_selection
 from pipelines.lib.operations import days_between, restatement_window
 from pipelines.lib.settings import daily_schedule_cron, restatement_days
 
@@ -23,7 +24,7 @@ history stays available (telemetry from a Prometheus with retention) is added he
 
 daily_refresh_job = dg.define_asset_job(
     name="daily_refresh",
-    selection=dg.AssetSelection.all() - dg.AssetSelection.groups("prices", "telemetry"),
+    selection=dg.AssetSelection.groups("ingest") | transform_selection(),
     description=(
         "Load whatever arrived in the landing zone, then rebuild every model and run every test. "
         "Prices and exchange rates have their own daily-partitioned job (prices_daily), an hour earlier; Prometheus "

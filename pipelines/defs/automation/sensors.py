@@ -4,6 +4,7 @@ from datetime import UTC, datetime
 
 import dagster as dg
 
+from pipelines.lib.asset_selections import load_selection, transform_selection
 from pipelines.lib.billing_sources import BILLING_SOURCES, BillingSource
 from pipelines.lib.operations import already_loaded, changed_deliveries, landing_snapshot, record_run_failure
 from pipelines.lib.settings import finops_home
@@ -11,11 +12,10 @@ from pipelines.lib.warehouse import WarehouseBusy, connect
 
 
 def build_load_job(source: BillingSource):
-    """One source's ingest asset, its checks and everything downstream of it (dbt models and tests)."""
-    load = dg.AssetSelection.assets(dg.AssetKey(list(source.asset_key)))
+    """One source's ingest asset and its checks, then every model and test (see `transform_selection`)."""
     return dg.define_asset_job(
         name=f"load_{source.name}",
-        selection=load.downstream() - dg.AssetSelection.groups("prices"),
+        selection=load_selection(source.asset_key) | transform_selection(),
         description=f"Load FINOPS_HOME/landing/{source.name} and rebuild what depends on it.",
     )
 

@@ -66,6 +66,12 @@ def _parser() -> argparse.ArgumentParser:
     docs.add_argument("--port", type=int, default=8080)
     docs.set_defaults(handler=_docs)
 
+    report = commands.add_parser("report", help="write the static HTML report (charts and tables) from the marts")
+    report.add_argument(
+        "--output", type=Path, default=None, help="the HTML file (default FINOPS_HOME/report/gpu-finops-report.html)"
+    )
+    report.set_defaults(handler=_report)
+
     prices = commands.add_parser("prices", help="market GPU prices and exchange rates")
     price_commands = prices.add_subparsers(required=True, metavar="ACTION")
     refresh = price_commands.add_parser("refresh", help="fetch a day's (or a range's) prices and rates")
@@ -136,6 +142,7 @@ def _demo(home: FinopsHome, args: argparse.Namespace) -> int:
         return 1
     _build_docs(home)
     _print_summary(home)
+    print(f"Report: {_write_report(home, None)}")
     return 0
 
 
@@ -495,6 +502,19 @@ def _docs(home: FinopsHome, args: argparse.Namespace) -> int:
             with contextlib.suppress(KeyboardInterrupt):
                 server.serve_forever()
     return 0
+
+
+def _report(home: FinopsHome, args: argparse.Namespace) -> int:
+    path = _write_report(home, args.output)
+    print(f"Report: {path}")
+    return 0
+
+
+def _write_report(home: FinopsHome, output: Path | None) -> Path:
+    """The static HTML report of the marts; opens offline in any browser."""
+    from pipelines.lib.report import REPORT_FILE, write_report
+
+    return write_report(home.warehouse, output or home.reports / REPORT_FILE).path
 
 
 def _build_docs(home: FinopsHome) -> Path:

@@ -525,8 +525,21 @@ def _build_docs(home: FinopsHome) -> Path:
     invocation = dbt_cli().cli(["docs", "generate", "--static"], raise_on_error=True)
     invocation.wait()
     index = home.docs / "index.html"
-    shutil.copyfile(invocation.target_path / "static_index.html", index)
+    page = (invocation.target_path / "static_index.html").read_text(encoding="utf-8")
+    index.write_text(_bind_template_urls(page), encoding="utf-8")
     return index
+
+
+def _bind_template_urls(page: str) -> str:
+    """dbt-docs' templates put `{{ … }}` straight into URL attributes (menu icons, the logo), so the browser
+    fetches the literal text before AngularJS fills it in: a console error per icon, and from file:// an
+    'unsafe attempt to load URL' each. AngularJS's ng-attr-/ng-src set those attributes once they are bound.
+    The favicon link is an unbuilt `${require(…)}` placeholder: it becomes an empty inline icon."""
+    return (
+        page.replace('<use xlink:href="{{', '<use ng-attr-xlink:href="{{')
+        .replace('src="{{ logo }}"', 'ng-src="{{ logo }}"')
+        .replace("href=\"${require('./assets/favicons/favicon.ico')}\"", 'href="data:,"')
+    )
 
 
 def _export(home: FinopsHome, args: argparse.Namespace) -> int:

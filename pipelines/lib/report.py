@@ -113,7 +113,7 @@ def _gpu_spend(con: duckdb.DuckDBPyConnection) -> Section:
         """,
     )
     charts = [
-        _weekly_bars(rows, legend, currency) for rows, legend in ((by_provider, "provider"), (by_model, "GPU model"))
+        _weekly_bars(rows, legend, currency) for rows, legend in ((by_provider, "Provider"), (by_model, "GPU model"))
     ]
     chart = alt.vconcat(*charts).resolve_scale(color="independent").to_dict()
     totals = _query(
@@ -290,7 +290,7 @@ def _spot_savings(con: duckdb.DuckDBPyConnection) -> Section:
             x=alt.X("yearmonth(month):O", title="Billing month"),
             xOffset=alt.XOffset("kind:N"),
             y=alt.Y("amount:Q", title=f"Savings ({currency})"),
-            color=alt.Color("kind:N", title="Savings"),
+            color=alt.Color("kind:N", title="Savings", legend=alt.Legend(orient="bottom", labelLimit=0)),
             tooltip=[
                 alt.Tooltip("yearmonth(month):O", title="Month"),
                 alt.Tooltip("kind:N", title="Savings"),
@@ -480,7 +480,9 @@ def _buy_vs_rent(con: duckdb.DuckDBPyConnection) -> Section:
         {
             "gpu_model": f"{row['gpu_model']} ({row['currency']})",
             "utilization": _float(row["utilization"]),
-            "series": f"rent: {row['rental_price_source']}",
+            # one line per price: the fixed prices of the dbt var share one source name
+            "series": f"rent, {row['rental_price_source'].replace('_', ' ')}: "
+            f"{_money(row['rental_price_per_gpu_hour'], row['currency'])}",
             "price": _float(row["rental_price_per_gpu_hour"]),
             "text": _money(row["rental_price_per_gpu_hour"], row["currency"], places=4),
         }
@@ -492,8 +494,11 @@ def _buy_vs_rent(con: duckdb.DuckDBPyConnection) -> Section:
         .mark_line()
         .encode(
             x=alt.X("utilization:Q", title="Utilization of the owned server", axis=alt.Axis(format="%")),
+            strokeDash=alt.condition(
+                "datum.series === 'owned, per used GPU-hour'", alt.value([1, 0]), alt.value([4, 3])
+            ),
             y=alt.Y("price:Q", title="Price per GPU-hour (currency in the panel title)"),
-            color=alt.Color("series:N", title=None),
+            color=alt.Color("series:N", title=None, legend=alt.Legend(labelLimit=0)),
             tooltip=[
                 alt.Tooltip("gpu_model:N", title="GPU"),
                 alt.Tooltip("series:N", title="Series"),
@@ -548,12 +553,12 @@ def _buy_vs_rent(con: duckdb.DuckDBPyConnection) -> Section:
 
 OPPORTUNITIES_SQL = """
 with market as (
-    select 'Pay the median market price' as opportunity, 'fct_market_benchmark' as mart,
+    select 'Market overpay (vs median price)' as opportunity, 'fct_market_benchmark' as mart,
            provider_name || ' · ' || gpu_model || ' · ' || pricing_category as scope,
            reporting_currency as currency, sum(savings_moving_to_median) as amount
     from marts.fct_market_benchmark group by all
 ), spot as (
-    select 'Move on-demand hours to spot (interruption-adjusted)', 'fct_spot_savings_monthly',
+    select 'Forgone spot savings', 'fct_spot_savings_monthly',
            provider_name || ' · ' || gpu_model, reporting_currency, sum(forgone_savings_interruption_adjusted)
     from marts.fct_spot_savings_monthly group by all
 ), idle as (
@@ -641,7 +646,7 @@ def _weekly_bars(rows: list[dict[str, Any]], legend: str, currency: str) -> alt.
                 alt.Tooltip("text:N", title="Effective cost"),
             ],
         )
-        .properties(width=CHART_WIDTH, height=220, title=f"Weekly GPU spend by {legend} ({currency})")
+        .properties(width=CHART_WIDTH, height=220, title=f"Weekly GPU spend by {legend.replace('Provider', 'provider')} ({currency})")
     )
 
 
@@ -806,7 +811,7 @@ def render(sections: Sequence[Section], *, generated_at: datetime) -> str:
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>GPU FinOps report</title>
 <style>
-body {{ font-family: system-ui, sans-serif; margin: 2rem auto; max-width: 960px; color: #1d2430; padding: 0 1rem; }}
+body {{ font-family: system-ui, sans-serif; margin: 2rem auto; max-width: 1040px; color: #1d2430; padding: 0 1rem; }}
 h1 {{ margin-bottom: 0.2rem; }}
 section {{ margin: 2.5rem 0; }}
 p.how {{ background: #f3f6fa; padding: 0.6rem 0.8rem; border-left: 4px solid #4c78a8; }}
@@ -815,7 +820,7 @@ p.empty {{ font-style: italic; color: #8a5a00; }}
 table {{ border-collapse: collapse; margin: 1rem 0; font-size: 0.9rem; }}
 caption {{ text-align: left; font-weight: 600; padding-bottom: 0.3rem; }}
 th, td {{ border-bottom: 1px solid #dde3ea; padding: 0.3rem 0.6rem; text-align: left; }}
-td.num {{ text-align: right; font-variant-numeric: tabular-nums; }}
+td.num {{ text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }}
 </style>
 <script>
 {_vega_bundle()}

@@ -623,6 +623,7 @@ def _opportunities(con: duckdb.DuckDBPyConnection) -> Section:
 
 
 def _weekly_bars(rows: list[dict[str, Any]], legend: str, currency: str) -> alt.Chart:
+    phrase = "provider" if legend == "Provider" else legend
     values = [
         {
             "week": row["week"].isoformat(),
@@ -646,7 +647,7 @@ def _weekly_bars(rows: list[dict[str, Any]], legend: str, currency: str) -> alt.
                 alt.Tooltip("text:N", title="Effective cost"),
             ],
         )
-        .properties(width=CHART_WIDTH, height=220, title=f"Weekly GPU spend by {legend.replace('Provider', 'provider')} ({currency})")
+        .properties(width=CHART_WIDTH, height=220, title=f"Weekly GPU spend by {phrase} ({currency})")
     )
 
 

@@ -14,7 +14,10 @@ FOCUS_VALIDATOR_VENV := $(VENV)/focus-validator
 FOCUS_VALIDATOR_STAMP := $(FOCUS_VALIDATOR_VENV)/.installed-$(FOCUS_VALIDATOR_VERSION)
 export FOCUS_VALIDATOR_VENV := $(abspath $(FOCUS_VALIDATOR_VENV))
 
-.PHONY: install demo test lint format ui dev clean
+# The browser tests (report and docs site) drive Debian's chromium through playwright; CI machines may lack it.
+CHROMIUM ?= /usr/bin/chromium
+
+.PHONY: install demo test lint format ui dev clean chromium
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -34,7 +37,10 @@ install: $(STAMP) $(FOCUS_VALIDATOR_STAMP)
 demo: install  ## generate sample data, materialize everything, build docs, print a summary
 	$(BIN)/gpu-finops demo
 
-test: install  ## lint, then every test (including dbt builds on fixture data), two workers (one per core)
+chromium:  ## install Debian's chromium for the headless-browser tests when it is missing (needs root)
+	@test -x $(CHROMIUM) || (apt-get update && apt-get install -y --no-install-recommends chromium)
+
+test: install chromium  ## lint, then every test (including dbt builds on fixture data), two workers (one per core)
 	$(BIN)/ruff check .
 	# Parse the dbt project once up front, so the two test workers never write its manifest at the same time.
 	cd dbt_project && $(BIN)/dbt parse --quiet

@@ -69,6 +69,12 @@ def _parser() -> argparse.ArgumentParser:
     docs.add_argument("--port", type=int, default=8080)
     docs.set_defaults(handler=_docs)
 
+    report = commands.add_parser("report", help="write the static HTML report (charts and tables) from the marts")
+    report.add_argument(
+        "--output", type=Path, default=None, help="the HTML file (default FINOPS_HOME/report/gpu-finops-report.html)"
+    )
+    report.set_defaults(handler=_report)
+
     prices = commands.add_parser("prices", help="market GPU prices and exchange rates")
     price_commands = prices.add_subparsers(required=True, metavar="ACTION")
     refresh = price_commands.add_parser("refresh", help="fetch a day's (or a range's) prices and rates")
@@ -142,6 +148,7 @@ def _demo(home: FinopsHome, args: argparse.Namespace) -> int:
         return 1
     _build_docs(home)
     _print_summary(home)
+    print(f"Report: {_write_report(home, None)}")
     return 0
 
 
@@ -499,6 +506,19 @@ def _docs(home: FinopsHome, args: argparse.Namespace) -> int:
     return 0
 
 
+def _report(home: FinopsHome, args: argparse.Namespace) -> int:
+    path = _write_report(home, args.output)
+    print(f"Report: {path}")
+    return 0
+
+
+def _write_report(home: FinopsHome, output: Path | None) -> Path:
+    """The static HTML report of the marts; opens offline in any browser."""
+    from pipelines.lib.report import REPORT_FILE, write_report
+
+    return write_report(home.warehouse, output or home.reports / REPORT_FILE).path
+
+
 def _build_docs(home: FinopsHome) -> Path:
     """Generate dbt's static, self-contained docs page into FINOPS_HOME/docs/index.html."""
     from pipelines.lib.dbt import dbt_cli, ensure_manifest
@@ -507,8 +527,21 @@ def _build_docs(home: FinopsHome) -> Path:
     invocation = dbt_cli().cli(["docs", "generate", "--static"], raise_on_error=True)
     invocation.wait()
     index = home.docs / "index.html"
-    shutil.copyfile(invocation.target_path / "static_index.html", index)
+    page = (invocation.target_path / "static_index.html").read_text(encoding="utf-8")
+    index.write_text(_bind_template_urls(page), encoding="utf-8")
     return index
+
+
+def _bind_template_urls(page: str) -> str:
+    """dbt-docs' templates put `{{ … }}` straight into URL attributes (menu icons, the logo), so the browser
+    fetches the literal text before AngularJS fills it in: a console error per icon, and from file:// an
+    'unsafe attempt to load URL' each. AngularJS's ng-attr-/ng-src set those attributes once they are bound.
+    The favicon link is an unbuilt `${require(…)}` placeholder: it becomes an empty inline icon."""
+    return (
+        page.replace('<use xlink:href="{{', '<use ng-attr-xlink:href="{{')
+        .replace('src="{{ logo }}"', 'ng-src="{{ logo }}"')
+        .replace("href=\"${require('./assets/favicons/favicon.ico')}\"", 'href="data:,"')
+    )
 
 
 def _export(home: FinopsHome, args: argparse.Namespace) -> int:

@@ -38,6 +38,7 @@ from sources.delivery import Delivery
 from sources.detect import detect_source
 from sources.errors import RejectedInput
 from sources.gcp import parse_billing_export_delivery, read_billing_export_file
+from tests.dbt_helpers import dbt_on_empty_warehouse
 from tests.warehouse_helpers import query, table_fingerprint
 
 FIXTURE = Path(__file__).parent / "fixtures" / "gcp" / "gcp_billing_export_resource_v1.jsonl"
@@ -453,6 +454,26 @@ def test_a_new_delivery_restates_only_the_invoice_months_it_carries(home: Finops
     assert by_period == [("202405", Decimal(100), 1), ("202411", Decimal("0.56"), 1), ("202412", Decimal(0), 2)]
 
 
+# --- dbt: the staging model's golden cases ------------------------------------------------------
+
+
+def test_staging_unit_tests_pass(tmp_path: Path):
+    """The YAML unit tests of stg_gcp__billing_export on a real DuckDB: FOCUS rules, commitment amortization,
+    and one CommitmentDiscountId for a commitment's fee and the usage it covered."""
+    result = dbt_on_empty_warehouse(
+        tmp_path,
+        "build",
+        "--select",
+        "gpu_sku_descriptions",
+        "stg_gcp__billing_export",
+        "--exclude",
+        "test_type:data",
+    )
+    assert result.returncode == 0, result.stdout[-3000:]
+    assert "PASS=5" in result.stdout  # the seed, three unit tests, the model
+    assert "stg_gcp__billing_export_one_id_per_commitment" in result.stdout
+
+
 # --- The whole pipeline ----------------------------------------------------------------------------
 
 
@@ -516,4 +537,19 @@ def test_ingest_gcp_export_to_gpu_marts(tmp_path: Path, monkeypatch: pytest.Monk
         ("2024-05", Decimal("239.336"), Decimal("239.336"), Decimal("213.84"), Decimal(130)),
         ("2024-11", Decimal("0.56"), Decimal("0.56"), Decimal("0.56"), Decimal(1)),
         ("2024-12", Decimal(0), Decimal(0), Decimal(0), Decimal(1)),
+    ]
+    # The commitment's fee and the usage its credits covered are one commitment, named by its resource.
+    commitments = query(
+        warehouse,
+        """
+        select commitment_discount_id, used_commitment_cost, unused_commitment_cost
+        from marts.fct_commitment_coverage_monthly where commitment_discount_id is not null
+        """,
+    )
+    assert commitments == [
+        (
+            "//compute.googleapis.com/projects/ml-training-prod/regions/us-central1/commitments/h100-commit-1y",
+            Decimal("46.02"),
+            Decimal("15.34"),
+        )
     ]

@@ -19,6 +19,7 @@ from pipelines.lib.focus_validator import validate_focus_file
 from sources.synthetic.demo_common import group_of
 from sources.synthetic.demo_organisation import write_demo_organisation
 from sources.synthetic.demo_telemetry import write_demo_telemetry
+from tests.browser import open_page
 from tests.focus_fixtures import BASE_ROW, focus_rows, write_csv
 from tests.warehouse_helpers import query as warehouse_query
 from tests.warehouse_helpers import table_fingerprint
@@ -379,3 +380,108 @@ def test_demo_gpu_utilization_matches_the_telemetry_generators_ledger(demo: tupl
         # samples stand for whole steps inside the billed running time (the legacy CUR rounds hours to 10 decimals)
         assert observed <= provisioned + tolerance, row
         assert fallback == (row["gpu_model"] == "H100" or row["via"] == "nvidia_smi"), row
+
+
+# --- the report and the docs site in a real browser, and marts checked against each other --------------------
+
+REPORT_CHART_SECTIONS = ("gpu-spend", "utilization", "spot-savings", "market", "buy-vs-rent")
+
+
+def test_demo_report_renders_every_chart_offline_with_the_generators_totals(demo: tuple[Path, dict], tmp_path: Path):
+    """`gpu-finops demo` writes the report; in Chromium, offline, every chart section draws one SVG with marks,
+    nothing errs, and the GPU spend per billing currency is the generator's own total (summed here from its
+    ledger of GPU lines per team), exact to the last decimal and shown rounded to the cent."""
+    home, expected = demo
+    report = home / "report" / "gpu-finops-report.html"
+    wanted: dict[str, Decimal] = defaultdict(Decimal)
+    for entry in expected["team_gpu_effective_cost"]:
+        wanted[entry["billing_currency"]] += Decimal(entry["effective_cost"])
+    with open_page(report) as (page, log):
+        assert page.evaluate("window.chartsRendered.then((views) => views.length)") == len(REPORT_CHART_SECTIONS)
+        assert page.locator(".chart").count() == len(REPORT_CHART_SECTIONS)
+        for key in REPORT_CHART_SECTIONS:
+            svg = page.locator(f"#chart-{key} svg")
+            assert svg.count() == 1, key
+            box = svg.bounding_box()
+            assert box is not None and box["width"] > 200 and box["height"] > 100, key
+            marks = page.locator(f"#chart-{key} svg g[class*='mark-'] path").count()
+            assert marks > 0, key
+        assert page.locator("p.empty").count() == 0
+        spend = dict(
+            page.evaluate(
+                "Array.from(document.querySelectorAll('#gpu-spend tbody tr'))"
+                ".map((row) => [row.cells[0].textContent, row.cells[1].dataset.exact])"
+            )
+        )
+        assert {currency: Decimal(exact) for currency, exact in spend.items()} == dict(wanted)
+        shown = page.locator("#gpu-spend tbody").inner_text()
+        for currency, total in wanted.items():
+            assert f"{currency} {total.quantize(Decimal('0.01')):,}" in shown
+        screenshot = tmp_path / "gpu-finops-report.png"
+        page.screenshot(path=str(screenshot), full_page=True)
+        log.assert_clean()
+    assert screenshot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and screenshot.stat().st_size > 50_000
+    print(f"report screenshot: {screenshot}")
+
+
+def test_demo_docs_site_loads_clean_and_its_search_finds_fct_buy_vs_rent(demo: tuple[Path, dict], tmp_path: Path):
+    home, _ = demo
+    with open_page(home / "docs" / "index.html") as (page, log):
+        page.locator("#search").type("fct_buy_vs_rent")
+        page.wait_for_function("document.body.innerText.includes('search results')")
+        # each result's title is an h4 (name, then its kind); the search box's text is echoed in an h1
+        results = page.locator("h4.a")
+        titles = [text.split() for text in results.all_inner_texts()]
+        assert ["fct_buy_vs_rent", "model"] in titles, titles
+        results.nth(titles.index(["fct_buy_vs_rent", "model"])).click()
+        page.wait_for_function("location.hash.includes('model.gpu_finops.fct_buy_vs_rent')")
+        screenshot = tmp_path / "docs-fct_buy_vs_rent.png"
+        page.screenshot(path=str(screenshot))
+        log.assert_clean()
+    assert screenshot.stat().st_size > 10_000
+    print(f"docs screenshot: {screenshot}")
+
+
+def test_demo_gpu_spend_equals_the_gpu_rows_of_all_spend(demo: tuple[Path, dict]):
+    """fct_gpu_spend_daily against fct_cost_daily's GPU columns, per billing period and currency, exactly."""
+    home, _ = demo
+    gpu = query(
+        home,
+        """
+        select billing_period_start, billing_currency, sum(effective_cost), sum(billed_cost), sum(gpu_hours)
+        from marts.fct_gpu_spend_daily group by all order by all
+        """,
+    )
+    all_spend = query(
+        home,
+        """
+        select billing_period_start, billing_currency, sum(gpu_effective_cost), sum(gpu_billed_cost), sum(gpu_hours)
+        from marts.fct_cost_daily group by all having sum(gpu_hours) <> 0 or sum(gpu_effective_cost) <> 0
+        order by all
+        """,
+    )
+    assert len(gpu) >= 6  # three months, two currencies at least
+    assert gpu == all_spend
+
+
+def test_demo_utilized_plus_idle_cost_is_the_spend(demo: tuple[Path, dict]):
+    """Per row of fct_gpu_utilization_daily with provisioned GPU-hours: active (utilized) + idle + unobserved cost
+    = effective cost, exactly. Rows without GPU-hours (an unused reservation's hours) split nothing, and their
+    cost is in the mart's spend all the same, so the mart's spend is the sum of both."""
+    home, _ = demo
+    rows = query(
+        home,
+        """
+        select effective_cost, active_cost, idle_cost, unobserved_cost, provisioned_gpu_hours
+        from marts.fct_gpu_utilization_daily where effective_cost is not null
+        """,
+    )
+    split = [row for row in rows if row[4] > 0]
+    assert len(split) > 100 and any(row[2] > 0 for row in split)
+    for cost, active, idle, unobserved, _ in split:
+        assert active + idle + unobserved == cost
+        assert active >= 0 and idle >= 0 and unobserved >= 0
+    unsplit = [row for row in rows if row[4] == 0]
+    assert all(row[1] is None and row[2] is None and row[3] is None for row in unsplit)
+    total = query(home, "select sum(effective_cost) from marts.fct_gpu_utilization_daily")[0][0]
+    assert total == sum(row[1] + row[2] + row[3] for row in split) + sum(row[0] for row in unsplit)

@@ -46,6 +46,10 @@ class FinopsHome:
         return self.root / "docs"
 
     @property
+    def reports(self) -> Path:
+        return self.root / "report"
+
+    @property
     def dagster_home(self) -> Path:
         return self.root / "dagster"
 

@@ -112,6 +112,25 @@ hours as (
 
 ),
 
+-- The day's cost split by what the GPU-hours did, at the cost of one provisioned GPU-hour; hours are capped at
+-- those paid for (a 10-decimal bill can fall a hair short of the observed time).
+costs as (
+
+    select
+        hours.*,
+        {%- for name, hours in [
+            ('telemetry_cost', 'least(telemetry_gpu_hours, provisioned_gpu_hours)'),
+            ('active_cost', 'least(active_gpu_hours, telemetry_gpu_hours, provisioned_gpu_hours)'),
+            ('effective_hours_cost', 'least(effective_gpu_hours, provisioned_gpu_hours)'),
+        ] %}
+        case when effective_cost is not null and provisioned_gpu_hours > 0 then
+            {{ decimal_divide('effective_cost * ' ~ hours, 'provisioned_gpu_hours', 12) }}
+        end as {{ name }}{{ ',' if not loop.last }}
+        {%- endfor %}
+    from hours
+
+),
+
 final as (
 
     select
@@ -139,24 +158,20 @@ final as (
         case when effective_cost is not null then
             {{ decimal_divide('effective_cost', 'provisioned_gpu_hours', 6) }}
         end as cost_per_provisioned_gpu_hour,
-        {%- for name, hours in [
-            ('telemetry_cost', 'least(telemetry_gpu_hours, provisioned_gpu_hours)'),
-            ('active_cost', 'least(active_gpu_hours, provisioned_gpu_hours)'),
-            ('effective_hours_cost', 'least(effective_gpu_hours, provisioned_gpu_hours)'),
-            ('idle_cost', 'least(idle_gpu_hours_observed, provisioned_gpu_hours)'),
-            ('unobserved_cost', 'unobserved_gpu_hours'),
-        ] %}
-        case when effective_cost is not null then
-            {{ decimal_divide('effective_cost * ' ~ hours, 'provisioned_gpu_hours', 12) }}
-        end as {{ name }},
-        {%- endfor %}
+        telemetry_cost,
+        active_cost,
+        effective_hours_cost,
+        -- differences of rounded parts, so that active + idle + unobserved cost = effective_cost exactly
+        cast(telemetry_cost - active_cost as decimal(38, 12)) as idle_cost,
+        cast(case when telemetry_cost is not null then effective_cost - telemetry_cost end as decimal(38, 12))
+            as unobserved_cost,
         case when effective_cost is not null and active_gpu_hours > 0 then
             {{ decimal_divide('effective_cost', 'active_gpu_hours', 6) }}
         end as effective_cost_per_active_gpu_hour,
         case when effective_cost is not null and effective_gpu_hours > 0 then
             {{ decimal_divide('effective_cost', 'effective_gpu_hours', 6) }}
         end as effective_cost_per_utilized_gpu_hour
-    from hours
+    from costs
 
 )
 

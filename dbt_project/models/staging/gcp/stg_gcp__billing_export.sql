@@ -11,6 +11,14 @@
     and currency, so EffectiveCost still sums to the invoice. Other commitments (vCPU, memory,
     spend-based) are not amortized: their fee rows keep their billed cost.
 
+    One commitment, one CommitmentDiscountId: the fee row names the commitment (subscription, then the
+    commitment resource, then the SKU) but the credits on the usage it covers carry only a credit id
+    (`CommittedUsageDiscount-…`, or a project/region/name path), so without care a CUD shows up twice in
+    fct_commitment_coverage_monthly. Covered GPU usage takes the id and name of the fee in its pool (the
+    lowest id when an hour holds several commitments of one GPU model and region: credits do not say which
+    one paid); a covered row in an hour without a fee takes the id its credit id was matched to elsewhere
+    in the billing period; only a credit never seen beside a fee keeps its own id.
+
     GPUs are billed as their own per-GPU-hour SKUs (`Nvidia H100 80GB GPU running in Americas`),
     separate from the host's core and RAM SKUs, so GPU SKU lines carry one GPU per pricing unit
     (x_sku_gpu_count 1) and no instance type: the machine type from system labels would make the
@@ -110,6 +118,9 @@ renamed as (
         lower(source.sku_description) like '%preemptible%' as is_spot,
         lower(source.sku_description) like '%gpu%' as is_gpu_sku,
         gpu_models.gpu_model as x_commitment_family,
+        coalesce(
+            source.subscription_instance_id, source.resource_global_name, source.resource_name, source.sku_id
+        ) as commitment_fee_id,
         -- GPU-hours (or other pricing units) of the row that a resource commitment paid for: the
         -- credit cancels the on-demand cost of exactly that share of the row
         case
@@ -157,8 +168,58 @@ commitment_pools as (
         sum(case when is_commitment_fee then net_cost end) over ({{ pool_window }}) as pool_fee,
         sum(case when is_commitment_fee then usage_amount_in_pricing_units end) over ({{ pool_window }})
             as pool_committed_quantity,
-        sum(case when is_covered_usage then covered_quantity end) over ({{ pool_window }}) as pool_covered_quantity
+        sum(case when is_covered_usage then covered_quantity end) over ({{ pool_window }}) as pool_covered_quantity,
+        min(case when is_commitment_fee then commitment_fee_id end) over ({{ pool_window }}) as pool_commitment_id
     from commitment_roles
+
+),
+
+-- The commitment a covered row's credit belongs to: its pool's fee, else the fee that credit id met in
+-- another hour of the billing period (the fee and the usage then carry one CommitmentDiscountId).
+commitment_ids as (
+
+    select
+        commitment_pools.*,
+        case when is_covered_usage then pool_commitment_id end as covered_by_id,
+        min(case when is_covered_usage then pool_commitment_id end) over (
+            partition by BillingAccountId, BillingPeriodStart, BillingCurrency, commitment_credit_id
+        ) as credit_commitment_id
+    from commitment_pools
+
+),
+
+fee_names as (
+
+    select
+        BillingAccountId,
+        BillingPeriodStart,
+        BillingCurrency,
+        commitment_fee_id,
+        min(ChargeDescription) as fee_commitment_name
+    from commitment_roles
+    where is_commitment_fee
+    group by BillingAccountId, BillingPeriodStart, BillingCurrency, commitment_fee_id
+
+),
+
+commitment_names as (
+
+    select
+        commitment_ids.*,
+        coalesce(
+            commitment_ids.covered_by_id,
+            case when commitment_ids.is_covered_usage then commitment_ids.credit_commitment_id end
+        ) as usage_commitment_id,
+        fee_names.fee_commitment_name
+    from commitment_ids
+    left join fee_names
+        on commitment_ids.BillingAccountId = fee_names.BillingAccountId
+        and commitment_ids.BillingPeriodStart = fee_names.BillingPeriodStart
+        and commitment_ids.BillingCurrency = fee_names.BillingCurrency
+        and coalesce(
+            commitment_ids.covered_by_id,
+            case when commitment_ids.is_covered_usage then commitment_ids.credit_commitment_id end
+        ) = fee_names.commitment_fee_id
 
 ),
 
@@ -167,7 +228,7 @@ commitment_pools as (
 fee_allocated as (
 
     select
-        commitment_pools.*,
+        commitment_names.*,
         case
             when is_covered_usage and pool_fee is not null
                 and greatest(coalesce(pool_committed_quantity, 0), pool_covered_quantity) > 0
@@ -181,7 +242,7 @@ fee_allocated as (
                 )
             else cast(0 as decimal(38, 12))
         end as allocated_fee
-    from commitment_pools
+    from commitment_names
 
 ),
 
@@ -261,13 +322,13 @@ final as (
             when credits_committed_spend_amount <> 0 then 'Spend'
         end as CommitmentDiscountCategory,
         case
-            when ChargeCategory = 'Purchase'
-                then coalesce(subscription_instance_id, resource_global_name, ResourceId, SkuId)
+            when ChargeCategory = 'Purchase' then commitment_fee_id
             when credits_committed_usage_amount <> 0 or credits_committed_spend_amount <> 0
-                then commitment_credit_id
+                then coalesce(usage_commitment_id, commitment_credit_id)
         end as CommitmentDiscountId,
         case
             when ChargeCategory = 'Purchase' then ChargeDescription
+            when usage_commitment_id is not null then fee_commitment_name
             when credits_committed_usage_amount <> 0 or credits_committed_spend_amount <> 0
                 then commitment_credit_name
         end as CommitmentDiscountName,

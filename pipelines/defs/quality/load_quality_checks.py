@@ -85,7 +85,7 @@ QUALITY_SUBJECTS: tuple[QualitySubject, ...] = (
 
 def run_partition(context: dg.AssetCheckExecutionContext, column: str | None) -> Partition | None:
     """The days this run materializes (a daily partition or a single-run backfill's range), as a row filter."""
-    if column is None or not context.has_partition_key_range:
+    if column is None or not (context.has_partition_key or context.has_partition_key_range):
         return None
     keys = context.partition_key_range
     first, last = date.fromisoformat(keys.start), date.fromisoformat(keys.end)

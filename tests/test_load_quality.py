@@ -110,7 +110,8 @@ def test_bad_load_blocks_downstream_and_names_each_failed_expectation(home: Fino
     assert "OnDemand" in failed[2][3]
     consumed = query(
         home.warehouse,
-        "select passed, element_count from audit.quality_results where description like 'ConsumedQuantity%'",
+        "select passed, element_count from audit.quality_results "
+        "where description like 'ConsumedQuantity is not negative%'",
     )
     assert consumed == [(True, 3)]  # the three plain usage lines; the correction line is not held to it
 

@@ -29,11 +29,20 @@ from pipelines.lib.billing_sources import AWS_CUR, AZURE_ACTUAL, FOCUS, GCP_BILL
 from pipelines.lib.feed_deliveries import DELIVERED_SOURCES, FEED_DELIVERIES
 from pipelines.lib.freshness import ensure_freshness_view, source_freshness
 from pipelines.lib.fx_rates import refresh_fx_rates
+from pipelines.lib.landing import register
 from pipelines.lib.market_prices import SNAPSHOTS, refresh_price_feed
 from pipelines.lib.price_feeds import FEEDS_BY_NAME, PRICE_FEEDS
 from pipelines.lib.quality import check_pending_loads, validate_load
 from pipelines.lib.settings import FinopsHome
-from pipelines.lib.telemetry import payload_file_name, prometheus_payloads
+from pipelines.lib.telemetry import (
+    HOST_MAP_SOURCE,
+    NVIDIA_SMI_SOURCE,
+    fetch_prometheus_days,
+    ingest_host_maps,
+    ingest_nvidia_smi_logs,
+    payload_file_name,
+    prometheus_payloads,
+)
 from pipelines.lib.warehouse import connect, ensure_tables
 from sources.aws import cur
 from sources.azure import cost_details
@@ -42,6 +51,7 @@ from sources.focus import reader as focus_reader
 from sources.gcp import billing_export
 from sources.oci import cost_report
 from sources.row_checks import check_rows
+from sources.synthetic.demo_telemetry import write_demo_telemetry
 from sources.telemetry import prometheus, samples
 from tests.warehouse_helpers import query
 
@@ -333,3 +343,27 @@ def test_every_feed_declares_a_daily_cadence_with_grace():
     for delivery in FEED_DELIVERIES:
         assert delivery.delivery_cadence == timedelta(days=1), delivery.name
         assert delivery.delivery_grace > timedelta(0), delivery.name
+
+
+def test_the_demo_telemetry_passes_its_suites(home: FinopsHome, tmp_path: Path):
+    """What `make demo` loads must not be blocked: recordings, logs and host map, through the real loaders."""
+    written = write_demo_telemetry(tmp_path / "demo", seed=3, start_month="2026-10", months=1)
+    days = []
+    for folder in sorted(written["prometheus"].iterdir())[:2]:  # two days of recordings are enough to judge
+        days.append(date.fromisoformat(folder.name))
+        shutil.copytree(folder, prometheus_payloads(home, days[-1]))
+    register(home, NVIDIA_SMI_SOURCE, written["nvidia_smi"])
+    register(home, HOST_MAP_SOURCE, written["host_map"])
+    with connect(home.warehouse) as con:
+        assert fetch_prometheus_days(home, con, days, offline=True, log=log).outcome.rows > 0
+        assert {r.status for r in ingest_nvidia_smi_logs(home, con, timezone="UTC", log=log)} == {"loaded"}
+        assert {r.status for r in ingest_host_maps(home, con, log=log)} == {"loaded"}
+        reports = {
+            name: check_pending_loads(
+                con, SUBJECTS[name].table, SUBJECTS[name].facts, source=name, load_source=SUBJECTS[name].load_source
+            )
+            for name in ("dcgm_prometheus", NVIDIA_SMI_SOURCE, HOST_MAP_SOURCE)
+        }
+    for name, report in reports.items():
+        assert len(report.checked_loads) == 1, name
+        assert report.passed, (name, [(f.description, f.observed_value) for f in report.failures])

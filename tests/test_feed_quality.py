@@ -132,6 +132,7 @@ def test_the_suites_quantity_rules_are_the_readers():
         (FOCUS, focus_reader),
         (AWS_CUR, cur),
         (AZURE_ACTUAL, cost_details),
+        (GCP_BILLING, billing_export),
         (OCI_COST, cost_report),
     ):
         assert source.quality.not_negative == tuple(reader.ROW_RULES.non_negative), source.name

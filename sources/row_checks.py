@@ -8,17 +8,21 @@ connector returns (which carries `_source_file` and `_source_row` for the messag
   not a tag value);
 - every timestamp between `EARLIEST` and `LATEST` (a year 2999 is a typo that would otherwise
   create a billing period nobody asked for);
-- the quantities the connector names are not negative on the rows it says they apply to;
+- the quantities the connector names are not negative on the rows it says they apply to (the same
+  `NonNegative` rules are the Great Expectations suite's on the loaded rows: a `Condition` reads as a
+  polars expression here and as a pandas query there, so reader and suite cannot disagree);
 - the connector's line item key, where the format has one, is unique within the delivery (the
   same line twice would count its cost twice).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
+from typing import Protocol
 
 import polars as pl
 
@@ -30,10 +34,80 @@ LATEST = datetime(2100, 1, 1)
 """Billing data, purchase and commitment dates all fall inside [EARLIEST, LATEST)."""
 
 
+class Condition(Protocol):
+    """The rows a rule holds on, readable by both engines that apply it."""
+
+    def expr(self) -> pl.Expr:
+        """A polars predicate (never null) over the reader's typed frame."""
+        ...
+
+    def query(self) -> str:
+        """The same predicate as pandas `DataFrame.query` text: the GX `row_condition` on loaded rows."""
+        ...
+
+
+def _query_name(column: str) -> str:
+    return column if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", column) else f"`{column}`"
+
+
+@dataclass(frozen=True)
+class OneOf:
+    """Rows whose `column` is one of `values`; a null is never one of them (so `negate` selects it).
+
+    With `ignore_case` the value is compared trimmed and lower-cased, for exports whose casing varies.
+    """
+
+    column: str
+    values: tuple[str, ...]
+    ignore_case: bool = False
+    negate: bool = False
+
+    def _values(self) -> list[str]:
+        return [value.strip().lower() for value in self.values] if self.ignore_case else list(self.values)
+
+    def expr(self) -> pl.Expr:
+        value = pl.col(self.column)
+        if self.ignore_case:
+            value = value.str.strip_chars().str.to_lowercase()
+        matched = value.is_in(self._values()).fill_null(False)
+        return ~matched if self.negate else matched
+
+    def query(self) -> str:
+        value = _query_name(self.column) + (".str.strip().str.lower()" if self.ignore_case else "")
+        listed = ", ".join(f'"{v}"' for v in self._values())
+        return f"{value} {'not in' if self.negate else 'in'} [{listed}]"
+
+
+@dataclass(frozen=True)
+class IsNull:
+    """Rows where `column` is empty (e.g. FOCUS lines that are not corrections: ChargeClass is null)."""
+
+    column: str
+
+    def expr(self) -> pl.Expr:
+        return pl.col(self.column).is_null()
+
+    def query(self) -> str:
+        return f"{_query_name(self.column)}.isnull()"
+
+
+@dataclass(frozen=True)
+class AllOf:
+    """Rows every condition holds on."""
+
+    conditions: tuple[Condition, ...]
+
+    def expr(self) -> pl.Expr:
+        return pl.all_horizontal([condition.expr() for condition in self.conditions])
+
+    def query(self) -> str:
+        return " and ".join(f"({condition.query()})" for condition in self.conditions)
+
+
 @dataclass(frozen=True)
 class NonNegative:
     column: str
-    applies: pl.Expr | None = None
+    applies: Condition | None = None
     """Rows the rule holds on (e.g. usage lines only: a refund may carry a negative quantity); None: all."""
     applies_to: str = ""
     """How `applies` reads in a message, e.g. `on usage lines`."""
@@ -73,7 +147,7 @@ def check_rows(frame: pl.DataFrame, rules: RowRules = RowRules()) -> None:
     for rule in rules.non_negative:
         negative = pl.col(rule.column) < 0
         if rule.applies is not None:
-            negative = negative & rule.applies
+            negative = negative & rule.applies.expr()
         _reject_where(
             frame,
             rule.column,

@@ -11,23 +11,30 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 
-from pipelines.lib.quality import AllowedValues, NotBefore, NotNegative, QualityFacts
+from pipelines.lib.freshness import LastObserved
+from pipelines.lib.quality import AllowedValues, NotBefore, QualityFacts
 from pipelines.lib.warehouse import RawTable
+from sources.aws import cur as cur_reader
 from sources.aws import output_schema as cur_output_schema
 from sources.aws import parse_cur_delivery
+from sources.azure import cost_details as azure_reader
 from sources.azure import parse_actual_cost_delivery, parse_amortized_cost_delivery
 from sources.azure.cost_details import output_schema as azure_cost_details_schema
 from sources.delivery import Delivery, ParsedDelivery
 from sources.focus import parse_focus_delivery
+from sources.focus import reader as focus_reader
 from sources.focus.reader import output_schema
+from sources.gcp import billing_export as gcp_reader
 from sources.gcp import output_schema as gcp_billing_output_schema
 from sources.gcp import parse_billing_export_delivery
 from sources.gpu_clouds import output_schema as gpu_cloud_usage_schema
 from sources.gpu_clouds import parse_gpu_cloud_usage
+from sources.oci import cost_report as oci_reader
 from sources.oci import output_schema as oci_cost_schema
 from sources.oci import parse_cost_report_delivery
 from sources.onprem import output_schema as onprem_gpu_assets_schema
 from sources.onprem import parse_onprem_gpu_assets
+from sources.row_checks import IsNull, NonNegative
 
 
 @dataclass(frozen=True)
@@ -42,6 +49,10 @@ class BillingSource:
     """Longest expected gap between two deliveries; a source silent for longer is late (audit.freshness)."""
     quality: QualityFacts
     """What the source's rows must satisfy beyond the raw table's columns and types (a GX suite per load)."""
+    delivery_grace: timedelta = timedelta(0)
+    """Slack after `delivery_cadence` before the source counts as late (the cadence already includes it here)."""
+    observed: LastObserved | None = None
+    """None: a billing source is as fresh as its last load (a feed is as fresh as its newest capture)."""
 
     @property
     def asset_key(self) -> tuple[str, str]:
@@ -80,14 +91,11 @@ FOCUS = BillingSource(
         ),
         cost_columns=("ListCost", "ContractedCost"),
         currency_columns=("PricingCurrency",),
-        not_negative=(
-            NotNegative("ConsumedQuantity", when='ChargeCategory == "Usage"'),
-            NotNegative("PricingQuantity", when='ChargeCategory == "Usage"'),
-        ),
+        not_negative=tuple(focus_reader.ROW_RULES.non_negative),
         ordered=(
             # Corrections (ChargeClass) may restate a charge of an earlier billing period.
-            NotBefore("ChargePeriodStart", "BillingPeriodStart", when="ChargeClass.isnull()"),
-            NotBefore("BillingPeriodEnd", "ChargePeriodEnd", when="ChargeClass.isnull()"),
+            NotBefore("ChargePeriodStart", "BillingPeriodStart", when=IsNull("ChargeClass")),
+            NotBefore("BillingPeriodEnd", "ChargePeriodEnd", when=IsNull("ChargeClass")),
             NotBefore("ChargePeriodEnd", "ChargePeriodStart"),
         ),
     ),
@@ -117,7 +125,7 @@ OCI_COST = BillingSource(
             AllowedValues("line_item_is_correction", ("true", "false"), ignore_case=True),
             AllowedValues("cost_overage_flag", ("true", "false"), ignore_case=True),
         ),
-        not_negative=(NotNegative("usage_billed_quantity", when='line_item_is_correction.str.lower() != "true"'),),
+        not_negative=tuple(oci_reader.ROW_RULES.non_negative),
         ordered=(
             NotBefore("line_item_interval_usage_start", "billing_period_start"),
             NotBefore("billing_period_end", "line_item_interval_usage_end"),
@@ -182,12 +190,7 @@ AWS_CUR = BillingSource(
         ),
         cost_columns=("line_item_net_unblended_cost", "line_item_blended_cost", "pricing_public_on_demand_cost"),
         currency_columns=("pricing_currency",),
-        not_negative=(
-            NotNegative(
-                "line_item_usage_amount",
-                when='line_item_line_item_type in ("Usage", "DiscountedUsage", "SavingsPlanCoveredUsage")',
-            ),
-        ),
+        not_negative=tuple(cur_reader.ROW_RULES.non_negative),
         ordered=(
             NotBefore("line_item_usage_start_date", "bill_billing_period_start_date"),
             NotBefore("bill_billing_period_end_date", "line_item_usage_end_date"),
@@ -219,10 +222,10 @@ GPU_CLOUD_USAGE = BillingSource(
         keys=("provider", "account_id", "resource_id", "gpu_count", "usage_start", "usage_end", "usage_hours"),
         allowed_values=(AllowedValues("pricing_model", ("on_demand", "spot", "reserved")),),
         not_negative=(
-            NotNegative("usage_hours"),
-            NotNegative("gpu_count"),
-            NotNegative("unit_price"),
-            NotNegative("cost"),
+            NonNegative("usage_hours"),
+            NonNegative("gpu_count"),
+            NonNegative("unit_price"),
+            NonNegative("cost"),
         ),
         ordered=(
             NotBefore("usage_start", "billing_period_start"),
@@ -253,12 +256,12 @@ ONPREM_GPU_ASSETS = BillingSource(
     quality=QualityFacts(
         keys=("asset_id", "gpu_model", "gpu_count", "purchase_date", "depreciation_years"),
         not_negative=(
-            NotNegative("gpu_count"),
-            NotNegative("residual_value"),
-            NotNegative("power_draw_kw"),
-            NotNegative("electricity_price_per_kwh"),
-            NotNegative("colocation_price_per_kw_month"),
-            NotNegative("maintenance_per_year"),
+            NonNegative("gpu_count"),
+            NonNegative("residual_value"),
+            NonNegative("power_draw_kw"),
+            NonNegative("electricity_price_per_kwh"),
+            NonNegative("colocation_price_per_kw_month"),
+            NonNegative("maintenance_per_year"),
         ),
         ordered=(NotBefore("retired_date", "purchase_date"),),
     ),
@@ -301,7 +304,7 @@ _AZURE_QUALITY = QualityFacts(
     ),
     cost_columns=("CostInPricingCurrency", "PayGCostInBillingCurrency"),
     currency_columns=("PricingCurrency",),
-    not_negative=(NotNegative("Quantity", when='ChargeType.str.strip().str.lower() == "usage"'),),
+    not_negative=tuple(azure_reader.ROW_RULES.non_negative),
     ordered=(
         NotBefore("Date", "_billing_period_start"),
         # Azure's BillingPeriodEndDate is the period's last day, inclusive.
@@ -362,7 +365,7 @@ GCP_BILLING = BillingSource(
             ),
         ),
         cost_columns=("cost", "credits_amount", "cost_at_list"),
-        not_negative=(NotNegative("usage_amount", when='cost_type == "regular"'),),
+        not_negative=tuple(gcp_reader.ROW_RULES.non_negative),
         ordered=(
             # Google bills late-reported usage in a later invoice month, never usage from a later one.
             NotBefore("billing_period_end", "usage_start_time"),

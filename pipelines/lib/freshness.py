@@ -1,11 +1,16 @@
 """Is every source delivering as often as it should? `audit.freshness`, from the registry's cadences.
 
-Each billing source declares `delivery_cadence`, the longest expected gap between two deliveries.
-`audit.delivery_cadence` holds those declarations (rewritten from the registry whenever the view is
-ensured) and the view `audit.freshness` compares them with the last load in `audit.loads`:
-a source is late once its last delivery plus its cadence lies in the past. A source that never
-delivered is `never delivered` (an organisation need not use every source), not late. The view shows
-no clock time of its own, so the warehouse's contents only change when a delivery does.
+Each source declares `delivery_cadence`, the longest expected gap between two deliveries, and
+`delivery_grace`, the slack after it. `audit.delivery_cadence` holds those declarations (rewritten
+whenever the view is ensured) and the view `audit.freshness` compares them with the last delivery:
+a source is late once its last delivery plus cadence plus grace lies in the past.
+
+What "last delivery" means depends on the source. A billing file is fresh when it arrived, so its
+last load in `audit.loads` counts. A price feed or telemetry is fresh when its data is: a feed that
+reloads an old capture every day (offline, or a provider serving a stale file) is not delivering,
+so its newest `observed_at` / `sampled_at` counts (`LastObserved`). A source that never delivered
+is `never delivered` (an organisation need not use every source), not late. The view shows no clock
+time of its own, so the warehouse's contents only change when a delivery does.
 """
 
 from __future__ import annotations
@@ -17,43 +22,73 @@ from typing import Protocol
 
 import duckdb
 
-from pipelines.lib.warehouse import RawTable, ensure_tables
+from pipelines.lib.warehouse import RawTable, ReferenceTable, ensure_tables, quote_identifier
+
+
+@dataclass(frozen=True)
+class LastObserved:
+    """A source's last delivery read from its rows: the newest `column`, per source named by `source_sql`.
+
+    `source_sql` is a SQL expression over the raw table giving each row's `audit.loads` source name
+    (e.g. `'prices/' || feed`); it is code from the registry, never data.
+    """
+
+    column: str
+    source_sql: str
 
 
 class DeliveredSource(Protocol):
-    """Anything delivered into a raw table on a cadence: a billing source today, a feed later."""
+    """Anything delivered into a raw table on a cadence: a billing source, a price feed, telemetry."""
 
     name: str
-    raw_table: RawTable
+    raw_table: RawTable | ReferenceTable
     delivery_cadence: timedelta
+    delivery_grace: timedelta
+    observed: LastObserved | None
 
 
 FRESHNESS_VIEW = """
 CREATE OR REPLACE VIEW audit.freshness AS
 WITH last_load AS (
-    SELECT source, max(loaded_at) AS last_delivery, count(*) AS loads
+    SELECT source, max(loaded_at) AS last_load, count(*) AS loads
     FROM audit.loads
     GROUP BY source
 ),
+last_observed AS (
+{observed}
+),
 now_utc AS (
     SELECT CAST(current_timestamp AT TIME ZONE 'UTC' AS TIMESTAMP) AS checked_at
+),
+delivered AS (
+    SELECT
+        c.*,
+        CASE WHEN c.measured_by = 'load' THEN l.last_load ELSE o.last_observed END AS last_delivery,
+        coalesce(l.loads, 0) AS loads
+    FROM audit.delivery_cadence AS c
+    LEFT JOIN last_load AS l USING (source)
+    LEFT JOIN last_observed AS o USING (source)
 )
 SELECT
-    c.source,
-    c.raw_table,
-    c.delivery_cadence,
-    l.last_delivery,
-    l.last_delivery + c.delivery_cadence AS expected_by,
-    CASE WHEN l.last_delivery IS NULL THEN NULL ELSE l.last_delivery + c.delivery_cadence < n.checked_at END AS late,
+    d.source,
+    d.raw_table,
+    d.delivery_cadence,
+    d.last_delivery,
+    d.last_delivery + d.delivery_cadence + d.delivery_grace AS expected_by,
     CASE
-        WHEN l.last_delivery IS NULL THEN 'never delivered'
-        WHEN l.last_delivery + c.delivery_cadence < n.checked_at THEN 'late'
+        WHEN d.last_delivery IS NULL THEN NULL
+        ELSE d.last_delivery + d.delivery_cadence + d.delivery_grace < n.checked_at
+    END AS late,
+    CASE
+        WHEN d.last_delivery IS NULL THEN 'never delivered'
+        WHEN d.last_delivery + d.delivery_cadence + d.delivery_grace < n.checked_at THEN 'late'
         ELSE 'on time'
     END AS status,
-    coalesce(l.loads, 0) AS loads
-FROM audit.delivery_cadence AS c
+    d.loads,
+    d.delivery_grace,
+    d.measured_by
+FROM delivered AS d
 CROSS JOIN now_utc AS n
-LEFT JOIN last_load AS l USING (source)
 """
 
 
@@ -67,25 +102,51 @@ class Freshness:
     late: bool | None
     status: str
     loads: int
+    delivery_grace: timedelta
+    measured_by: str
+    """`load` (the last load in audit.loads) or the raw column whose newest value counts, e.g. `observed_at`."""
+
+
+def _observed_sql(sources: list[DeliveredSource]) -> str:
+    selects = sorted(
+        {
+            f"    SELECT {source.observed.source_sql} AS source, "
+            f"max(CAST({quote_identifier(source.observed.column)} AS TIMESTAMP)) AS last_observed "
+            f"FROM {source.raw_table.name} GROUP BY 1"
+            for source in sources
+            if source.observed is not None
+        }
+    )
+    return "\n    UNION ALL\n".join(selects) or "    SELECT NULL::VARCHAR AS source, NULL::TIMESTAMP AS last_observed"
 
 
 def ensure_freshness_view(con: duckdb.DuckDBPyConnection, sources: Iterable[DeliveredSource]) -> None:
-    """Write each source's cadence into audit.delivery_cadence and (re)create audit.freshness over audit.loads."""
+    """Write each source's cadence into audit.delivery_cadence and (re)create audit.freshness over its deliveries."""
     sources = list(sources)
     for source in sources:
         ensure_tables(con, source.raw_table)  # audit.loads too, before the first delivery ever
     con.begin()
     try:
+        con.execute("DROP VIEW IF EXISTS audit.freshness")
+        con.execute("DROP TABLE IF EXISTS audit.delivery_cadence")
         con.execute(
-            "CREATE TABLE IF NOT EXISTS audit.delivery_cadence ("
-            "source VARCHAR PRIMARY KEY, raw_table VARCHAR NOT NULL, delivery_cadence INTERVAL NOT NULL)"
+            "CREATE TABLE audit.delivery_cadence (source VARCHAR PRIMARY KEY, raw_table VARCHAR NOT NULL, "
+            "delivery_cadence INTERVAL NOT NULL, delivery_grace INTERVAL NOT NULL, measured_by VARCHAR NOT NULL)"
         )
-        con.execute("DELETE FROM audit.delivery_cadence")
         con.executemany(
-            "INSERT INTO audit.delivery_cadence VALUES (?, ?, ?)",
-            [[source.name, source.raw_table.name, source.delivery_cadence] for source in sources],
+            "INSERT INTO audit.delivery_cadence VALUES (?, ?, ?, ?, ?)",
+            [
+                [
+                    source.name,
+                    source.raw_table.name,
+                    source.delivery_cadence,
+                    source.delivery_grace,
+                    source.observed.column if source.observed else "load",
+                ]
+                for source in sources
+            ],
         )
-        con.execute(FRESHNESS_VIEW)
+        con.execute(FRESHNESS_VIEW.format(observed=_observed_sql(sources)))
     except BaseException:
         con.rollback()
         raise
@@ -94,8 +155,8 @@ def ensure_freshness_view(con: duckdb.DuckDBPyConnection, sources: Iterable[Deli
 
 def source_freshness(con: duckdb.DuckDBPyConnection, source: str) -> Freshness | None:
     row = con.execute(
-        "SELECT source, raw_table, delivery_cadence, last_delivery, expected_by, late, status, loads "
-        "FROM audit.freshness WHERE source = ?",
+        "SELECT source, raw_table, delivery_cadence, last_delivery, expected_by, late, status, loads, "
+        "delivery_grace, measured_by FROM audit.freshness WHERE source = ?",
         [source],
     ).fetchone()
     return Freshness(*row) if row else None

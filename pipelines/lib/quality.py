@@ -5,6 +5,8 @@ types, its restatement key, currency and cost columns) plus a few facts per sour
 source knows (`QualityFacts`: enums, quantities that cannot be negative, charge periods that must lie
 inside the billing period). It validates the rows of one load (`_load_id`), streamed from DuckDB in
 bounded batches, with an ephemeral GX context: no project folder, no progress bars, no analytics.
+Quantities that must not be negative are the reader's own `NonNegative` rules (sources/row_checks.py),
+so a line the reader accepts is a line the suite accepts.
 
 A load is checked until it passes once (its rows never change afterwards; a restatement replaces
 them with a new load). A load that failed is checked again on every run, so a bad delivery keeps
@@ -23,7 +25,8 @@ import duckdb
 import polars as pl
 
 from pipelines.lib.currencies import ISO_4217_CURRENCIES
-from pipelines.lib.warehouse import RawTable, ReferenceTable
+from pipelines.lib.warehouse import RawTable, ReferenceTable, quote_identifier
+from sources.row_checks import Condition, NonNegative
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -46,19 +49,36 @@ class AllowedValues:
 
 
 @dataclass(frozen=True)
-class NotNegative:
-    column: str
-    when: str | None = None
-    """A pandas `query` row condition limiting the rows checked, e.g. `ChargeCategory == "Usage"`."""
-
-
-@dataclass(frozen=True)
 class NotBefore:
     """`column` >= `bound` on every row (where `when` holds): e.g. a charge starts inside its billing period."""
 
     column: str
     bound: str
-    when: str | None = None
+    when: Condition | None = None
+
+
+@dataclass(frozen=True)
+class InRange:
+    """`min_value` <= `column` <= `max_value` on every non-empty value (where `when` holds)."""
+
+    column: str
+    min_value: Any = None
+    max_value: Any = None
+    when: Condition | None = None
+    strict_min: bool = False
+    unit: str = ""
+    """How the range reads in the description, e.g. `%` or `a ratio`."""
+
+
+@dataclass(frozen=True)
+class Derived:
+    """A column computed in SQL beside the load's rows, for rules that compare a column with an offset of another.
+
+    `sql` is code (a constant of the source's facts), never data.
+    """
+
+    name: str
+    sql: str
 
 
 @dataclass(frozen=True)
@@ -72,8 +92,11 @@ class QualityFacts:
     """Money columns to check for finite amounts, besides the billed and effective cost."""
     currency_columns: tuple[str, ...] = ()
     """ISO 4217 columns besides the billing currency (they may be empty)."""
-    not_negative: tuple[NotNegative, ...] = ()
+    not_negative: tuple[NonNegative, ...] = ()
+    """The reader's own rules (its `ROW_RULES.non_negative`) where it has them."""
     ordered: tuple[NotBefore, ...] = ()
+    in_range: tuple[InRange, ...] = ()
+    derived: tuple[Derived, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -141,6 +164,8 @@ def _expected_type(dtype: pl.DataType) -> str:
         return "Decimal"
     if isinstance(dtype, pl.Datetime):
         return "datetime64[us]"
+    if dtype == pl.Date:
+        return "date"
     if dtype == pl.Int64:
         return "int64"
     return "str"
@@ -161,7 +186,7 @@ def build_expectations(table: RawTable | ReferenceTable, facts: QualityFacts) ->
     keys, currencies, costs = _table_facts(table)
     expectations: list[Any] = [
         gxe.ExpectTableColumnsToMatchSet(
-            column_set=[*table.columns, *LINEAGE_COLUMNS],
+            column_set=[*table.columns, *LINEAGE_COLUMNS, *(derived.name for derived in facts.derived)],
             exact_match=True,
             description=f"{table.name} has exactly the registry's columns",
         )
@@ -209,25 +234,37 @@ def build_expectations(table: RawTable | ReferenceTable, facts: QualityFacts) ->
             )
         )
     for rule in facts.not_negative:
-        condition = {"row_condition": rule.when, "condition_parser": "pandas"} if rule.when else {}
         expectations.append(
             gxe.ExpectColumnValuesToBeBetween(
                 column=rule.column,
                 min_value=0,
-                description=f"{rule.column} is not negative" + (f" where {rule.when}" if rule.when else ""),
-                **condition,
+                description=f"{rule.column} is not negative" + (f" {rule.applies_to}" if rule.applies_to else ""),
+                **_row_condition(rule.applies),
+            )
+        )
+    for rule in facts.in_range:
+        low = "(" if rule.strict_min else "["
+        unit = f" {rule.unit}" if rule.unit else ""
+        expectations.append(
+            gxe.ExpectColumnValuesToBeBetween(
+                column=rule.column,
+                min_value=rule.min_value,
+                max_value=rule.max_value,
+                strict_min=rule.strict_min,
+                description=f"{rule.column} is within {low}{_bound(rule.min_value, '-∞')}, "
+                f"{_bound(rule.max_value, '∞')}]{unit}" + _where(rule.when),
+                **_row_condition(rule.when),
             )
         )
     for rule in facts.ordered:
-        condition = {"row_condition": rule.when, "condition_parser": "pandas"} if rule.when else {}
         expectations.append(
             gxe.ExpectColumnPairValuesAToBeGreaterThanB(
                 column_A=rule.column,
                 column_B=rule.bound,
                 or_equal=True,
                 ignore_row_if="either_value_is_missing",
-                description=f"{rule.column} is not before {rule.bound}" + (f" where {rule.when}" if rule.when else ""),
-                **condition,
+                description=f"{rule.column} is not before {rule.bound}" + _where(rule.when),
+                **_row_condition(rule.when),
             )
         )
     descriptions = [expectation.description for expectation in expectations]
@@ -235,6 +272,18 @@ def build_expectations(table: RawTable | ReferenceTable, facts: QualityFacts) ->
     if duplicated:
         raise ValueError(f"{table.name}: expectations described twice: {sorted(duplicated)}")
     return expectations
+
+
+def _row_condition(when: Condition | None) -> dict[str, str]:
+    return {"row_condition": when.query(), "condition_parser": "pandas"} if when is not None else {}
+
+
+def _where(when: Condition | None) -> str:
+    return f" where {when.query()}" if when is not None else ""
+
+
+def _bound(value: Any, unbounded: str) -> str:
+    return unbounded if value is None else str(value)
 
 
 def _ephemeral_validation(table: RawTable | ReferenceTable, facts: QualityFacts) -> Any:
@@ -261,13 +310,18 @@ def _ephemeral_validation(table: RawTable | ReferenceTable, facts: QualityFacts)
     )
 
 
-def _batches(con: duckdb.DuckDBPyConnection, table_name: str, load_id: str) -> Iterator[pd.DataFrame]:
-    """The load's rows in batches of at most BATCH_ROWS (one empty frame when it has none)."""
+def _batches(
+    con: duckdb.DuckDBPyConnection, table_name: str, load_id: str, derived: Sequence[Derived] = ()
+) -> Iterator[pd.DataFrame]:
+    """The load's rows (and the facts' derived columns) in batches of at most BATCH_ROWS (one empty frame if none)."""
     import pandas as pd
     import pyarrow as pa
 
     types = {pa.int64(): pd.Int64Dtype()}.get
-    reader = con.sql(f"SELECT * FROM {table_name} WHERE _load_id = ?", params=[load_id]).to_arrow_reader(BATCH_ROWS)
+    extra = "".join(f", {column.sql} AS {quote_identifier(column.name)}" for column in derived)
+    reader = con.sql(f"SELECT *{extra} FROM {table_name} WHERE _load_id = ?", params=[load_id]).to_arrow_reader(
+        BATCH_ROWS
+    )
     empty = True
     for batch in reader:
         empty = False
@@ -338,7 +392,7 @@ def validate_load(
     ensure_quality_table(con)
     validation = validation or _ephemeral_validation(table, facts)
     tallies: dict[str, _Tally] = {}
-    for frame in _batches(con, table.name, load_id):
+    for frame in _batches(con, table.name, load_id, facts.derived):
         outcome = validation.run(
             batch_parameters={"dataframe": frame},
             result_format={"result_format": "SUMMARY", "partial_unexpected_count": 5},
@@ -382,8 +436,27 @@ def _record(con: duckdb.DuckDBPyConnection, results: Sequence[QualityResult]) ->
         con.unregister("incoming_quality_results")
 
 
-def loads_to_check(con: duckdb.DuckDBPyConnection, table_name: str) -> list[str]:
-    """Loads of `table_name` that still hold rows and have not passed their latest check, oldest first."""
+@dataclass(frozen=True)
+class Partition:
+    """The rows of one run's partitions: `column` between `first` and `last` (inclusive)."""
+
+    column: str
+    first: Any
+    last: Any
+
+
+def loads_to_check(
+    con: duckdb.DuckDBPyConnection,
+    table_name: str,
+    *,
+    load_source: str | None = None,
+    partition: Partition | None = None,
+) -> list[str]:
+    """Loads of `table_name` that have not passed their latest check, oldest first.
+
+    `load_source` keeps the loads one writer made (`audit.loads.source`) in a table several share (every
+    price feed writes raw.price_observations); `partition` keeps those holding rows in a run's partitions.
+    """
     ensure_quality_table(con)
     audit_exists = con.execute(
         "SELECT count(*) FROM information_schema.tables WHERE table_schema = 'audit' AND table_name = 'loads'"
@@ -405,11 +478,24 @@ def loads_to_check(con: duckdb.DuckDBPyConnection, table_name: str) -> list[str]
         select load_id
         from audit.loads
         where raw_table = ? and status = 'loaded' and load_id not in (select load_id from passed)
+          and (?::VARCHAR is null or source = ?)
         order by loaded_at, load_id
         """,
-        [table_name],
+        [table_name, load_source, load_source],
     ).fetchall()
-    return [row[0] for row in rows]
+    pending = [row[0] for row in rows]
+    if partition is None or not pending:
+        return pending
+    column = quote_identifier(partition.column)
+    in_partition = {
+        row[0]
+        for row in con.execute(
+            f"SELECT DISTINCT _load_id FROM {table_name} WHERE {column} BETWEEN ? AND ? "
+            "AND _load_id IN (SELECT unnest(?::VARCHAR[]))",
+            [partition.first, partition.last, pending],
+        ).fetchall()
+    }
+    return [load_id for load_id in pending if load_id in in_partition]
 
 
 def check_pending_loads(
@@ -419,9 +505,11 @@ def check_pending_loads(
     *,
     source: str,
     run_id: str | None = None,
+    load_source: str | None = None,
+    partition: Partition | None = None,
 ) -> QualityReport:
-    """Validate every load of `table` that has not passed yet (see the module docstring)."""
-    pending = loads_to_check(con, table.name)
+    """Validate every load of `table` that has not passed yet, within `load_source` and `partition` when given."""
+    pending = loads_to_check(con, table.name, load_source=load_source, partition=partition)
     if not pending:
         return QualityReport(source=source, checked_loads=[])
     validation = _ephemeral_validation(table, facts)

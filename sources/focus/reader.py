@@ -38,7 +38,7 @@ from sources.focus.columns import (
     Kind,
 )
 from sources.manifests import listed_data_files
-from sources.row_checks import NonNegative, RowRules, check_rows
+from sources.row_checks import AllOf, IsNull, NonNegative, OneOf, RowRules, check_rows
 
 DECIMAL = pl.Decimal(DECIMAL_PRECISION, DECIMAL_SCALE)
 TIMESTAMP = pl.Datetime("us")
@@ -61,13 +61,11 @@ DATETIME_FORMATS = (
     "%Y-%m-%d",
 )
 
+_PLAIN_USAGE = AllOf((OneOf("ChargeCategory", ("Usage",)), IsNull("ChargeClass")))
 ROW_RULES = RowRules(
-    non_negative=(
-        NonNegative(
-            "ConsumedQuantity",
-            (pl.col("ChargeCategory") == "Usage") & pl.col("ChargeClass").is_null(),
-            "on usage lines (a correction may be negative)",
-        ),
+    non_negative=tuple(
+        NonNegative(column, _PLAIN_USAGE, "on usage lines that are not corrections (a correction may be negative)")
+        for column in ("ConsumedQuantity", "PricingQuantity")
     )
 )
 """FOCUS defines no line item id, so no key is checked for uniqueness."""

@@ -18,7 +18,7 @@ import json
 import shutil
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import IO, Any
 
@@ -190,6 +190,10 @@ class PriceFeed:
     columns: Mapping[str, pl.DataType] = field(default_factory=lambda: OFFER_SCHEMA)
     """The frame `parse` returns: offers by default; reference data (e.g. Spot Advisor bands) may differ."""
     table: str = "raw.price_observations"
+    delivery_cadence: timedelta = timedelta(days=1)
+    """How often a fresh capture is expected: providers' prices are read once a day."""
+    delivery_grace: timedelta = timedelta(hours=12)
+    """How long after `delivery_cadence` a capture may still arrive before the feed counts as late."""
 
 
 def offers_frame(columns: Mapping[str, Any], *, source: str) -> pl.DataFrame:

@@ -26,6 +26,8 @@ def build_price_feed_asset(feed: PriceFeed) -> dg.AssetsDefinition:
         kinds={"duckdb"},
         output_required=False,
         backfill_policy=dg.BackfillPolicy.single_run(),
+        # Flags a feed nobody refreshes; a stale capture reloaded daily is the `delivery_is_fresh` check's.
+        freshness_policy=dg.FreshnessPolicy.time_window(fail_window=feed.delivery_cadence + feed.delivery_grace),
         description=(
             f"{feed.title}: {feed.provider}'s GPU prices as captured on the partition's day, one row per offer in "
             f"{feed.table} (feed = '{feed.name}'). Online by default ({feed.base_url_env} overrides the base URL), "

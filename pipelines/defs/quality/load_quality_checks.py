@@ -1,18 +1,27 @@
-"""Blocking Great Expectations checks on the rows each load wrote, one per ingest asset.
+"""Blocking Great Expectations checks on the rows each load wrote, one per ingest or feed asset.
 
-Built from `QUALITY_SUBJECTS`: the billing sources today; a raw table with `_load_id` rows and
-`audit.loads` records (price feeds, telemetry) plugs in by appending a `QualitySubject`.
+Built from `QUALITY_SUBJECTS`: the billing sources, every price feed, the exchange rates and the
+telemetry tables. A check validates the loads of its own writer (`load_source`, as several feeds
+share raw.price_observations) not yet passed; on a daily-partitioned asset, only those holding rows
+of the run's partitions, so a backfill of one day is judged on that day.
 """
 
 from dataclasses import dataclass
+from datetime import date
 
 import dagster as dg
 from dagster_duckdb import DuckDBResource
 
+from pipelines.lib import feed_quality, telemetry
 from pipelines.lib.billing_sources import BILLING_SOURCES
-from pipelines.lib.quality import QualityFacts, QualityReport, check_pending_loads
+from pipelines.lib.fx_rates import FX_RATES
+from pipelines.lib.market_prices import price_table
+from pipelines.lib.price_feeds import PRICE_FEEDS
+from pipelines.lib.quality import Partition, QualityFacts, QualityReport, check_pending_loads
 from pipelines.lib.settings import DUCKDB_WRITER_POOL
 from pipelines.lib.warehouse import RawTable, ReferenceTable
+from sources.prices.offers import OFFER_SCHEMA
+from sources.telemetry import samples
 
 
 @dataclass(frozen=True)
@@ -24,12 +33,63 @@ class QualitySubject:
     asset_key: tuple[str, ...]
     table: RawTable | ReferenceTable
     facts: QualityFacts
+    load_source: str | None = None
+    """Only loads recorded under this `audit.loads.source` (None: every load of the table)."""
+    partition_column: str | None = None
+    """The date column a daily partition of the asset writes: the check keeps the loads of the run's days."""
 
 
-QUALITY_SUBJECTS: tuple[QualitySubject, ...] = tuple(
-    QualitySubject(source.name, source.title, source.asset_key, source.raw_table, source.quality)
-    for source in BILLING_SOURCES
+def _price_subject(feed) -> QualitySubject:
+    facts = (
+        feed_quality.offer_facts(feed) if dict(feed.columns) == OFFER_SCHEMA else feed_quality.spot_advisor_facts(feed)
+    )
+    source = f"prices/{feed.name}"
+    return QualitySubject(source, feed.title, ("prices", feed.name), price_table(feed), facts, source, "price_day")
+
+
+QUALITY_SUBJECTS: tuple[QualitySubject, ...] = (
+    *(
+        QualitySubject(source.name, source.title, source.asset_key, source.raw_table, source.quality)
+        for source in BILLING_SOURCES
+    ),
+    *(_price_subject(feed) for feed in PRICE_FEEDS),
+    # One load holds the 90 days of rates known on its day, so the check keeps every pending ECB load.
+    QualitySubject("ecb", "ECB reference rates", ("raw", "ecb_fx_rates"), FX_RATES, feed_quality.FX_FACTS, "ecb"),
+    QualitySubject(
+        samples.SOURCE_PROMETHEUS,
+        "Prometheus DCGM samples",
+        ("raw", "prometheus_gpu_samples"),
+        telemetry.PROMETHEUS_SAMPLES,
+        feed_quality.sample_facts(samples.SOURCE_PROMETHEUS),
+        samples.SOURCE_PROMETHEUS,
+        "sample_date",
+    ),
+    QualitySubject(
+        telemetry.NVIDIA_SMI_SOURCE,
+        "nvidia-smi logs",
+        ("raw", "nvidia_smi_gpu_samples"),
+        telemetry.NVIDIA_SMI_SAMPLES,
+        feed_quality.sample_facts(samples.SOURCE_NVIDIA_SMI),
+        telemetry.NVIDIA_SMI_SOURCE,
+    ),
+    QualitySubject(
+        telemetry.HOST_MAP_SOURCE,
+        "telemetry host map",
+        ("raw", "telemetry_host_map"),
+        telemetry.HOST_MAP,
+        feed_quality.HOST_MAP_FACTS,
+        telemetry.HOST_MAP_SOURCE,
+    ),
 )
+
+
+def run_partition(context: dg.AssetCheckExecutionContext, column: str | None) -> Partition | None:
+    """The days this run materializes (a daily partition or a single-run backfill's range), as a row filter."""
+    if column is None or not (context.has_partition_key or context.has_partition_key_range):
+        return None
+    keys = context.partition_key_range
+    first, last = date.fromisoformat(keys.start), date.fromisoformat(keys.end)
+    return Partition(column, first, last)
 
 
 def report_metadata(report: QualityReport) -> dict[str, dg.MetadataValue | int]:
@@ -52,16 +112,23 @@ def build_load_quality_check(subject: QualitySubject) -> dg.AssetChecksDefinitio
         blocking=True,
         pool=DUCKDB_WRITER_POOL,
         description=(
-            f"Great Expectations suite over every {subject.title} load not yet passed: columns and types, keys "
-            "present, allowed values, finite costs, quantities not negative, charge periods inside the billing "
-            "period, ISO 4217 currencies. Each result is kept in audit.quality_results; a failure stops this run's "
+            f"Great Expectations suite over every {subject.title} load not yet passed"
+            + (" in this run's partitions" if subject.partition_column else "")
+            + ": columns and types, keys present, allowed values, finite amounts, values in their ranges, dates "
+            "in order, ISO 4217 currencies. Each result is kept in audit.quality_results; a failure stops this run's "
             "downstream models."
         ),
     )
     def check(context: dg.AssetCheckExecutionContext, duckdb: DuckDBResource) -> dg.AssetCheckResult:
         with duckdb.get_connection() as con:
             report = check_pending_loads(
-                con, subject.table, subject.facts, source=subject.source, run_id=context.run.run_id
+                con,
+                subject.table,
+                subject.facts,
+                source=subject.source,
+                run_id=context.run.run_id,
+                load_source=subject.load_source,
+                partition=run_partition(context, subject.partition_column),
             )
         for failure in report.failures:
             context.log.warning(

@@ -289,20 +289,32 @@ def _cur2_select(base: str) -> str:
 
 
 def write_cur2(
-    out: Path, *, rows: int, seed: int = 42, start: date = DEFAULT_START, days: int = DEFAULT_DAYS
+    out: Path,
+    *,
+    rows: int,
+    seed: int = 42,
+    start: date = DEFAULT_START,
+    days: int = DEFAULT_DAYS,
+    last_month_only: bool = False,
 ) -> list[Written]:
     """CUR 2.0 Data Exports holding `rows` line items over `days` days: one delivery folder per billing period."""
-    return _write_months(out / "cur2", rows=rows, seed=seed, start=start, days=days, writer=_cur2_month)
+    return _write_months(
+        out / "cur2", rows=rows, seed=seed, start=start, days=days, writer=_cur2_month, last_month_only=last_month_only
+    )
 
 
-def _write_months(out: Path, *, rows: int, seed: int, start: date, days: int, writer) -> list[Written]:
+def _write_months(
+    out: Path, *, rows: int, seed: int, start: date, days: int, writer, last_month_only: bool
+) -> list[Written]:
+    """Every billing month's delivery, or only the last one's (a daily refresh of the month to date)."""
     if rows < days:
         raise ValueError(f"--rows {rows} is fewer than one line item per day over {days} days")
     per_day = rows // days
+    months = months_of(start, days)
     written = []
     with duckdb.connect() as con:
         con.execute("SET preserve_insertion_order = true; SET threads = 2; SET TimeZone = 'UTC'")
-        for label, first_day, day_count in months_of(start, days):
+        for label, first_day, day_count in months[-1:] if last_month_only else months:
             first = first_day * per_day
             last = (first_day + day_count) * per_day
             written.append(writer(con, out, label, first, last, seed=seed, start=start, per_day=per_day))
@@ -403,10 +415,24 @@ def _focus_select(base: str) -> str:
 
 
 def write_focus(
-    out: Path, *, rows: int, seed: int = 42, start: date = DEFAULT_START, days: int = DEFAULT_DAYS
+    out: Path,
+    *,
+    rows: int,
+    seed: int = 42,
+    start: date = DEFAULT_START,
+    days: int = DEFAULT_DAYS,
+    last_month_only: bool = False,
 ) -> list[Written]:
     """FOCUS 1.2 Parquet holding `rows` line items: one delivery folder of part files per billing period."""
-    return _write_months(out / "focus", rows=rows, seed=seed, start=start, days=days, writer=_focus_month)
+    return _write_months(
+        out / "focus",
+        rows=rows,
+        seed=seed,
+        start=start,
+        days=days,
+        writer=_focus_month,
+        last_month_only=last_month_only,
+    )
 
 
 def _focus_month(
@@ -489,10 +515,24 @@ def _azure_select(base: str) -> str:
 
 
 def write_azure(
-    out: Path, *, rows: int, seed: int = 42, start: date = DEFAULT_START, days: int = DEFAULT_DAYS
+    out: Path,
+    *,
+    rows: int,
+    seed: int = 42,
+    start: date = DEFAULT_START,
+    days: int = DEFAULT_DAYS,
+    last_month_only: bool = False,
 ) -> list[Written]:
     """Azure EA cost details CSV holding `rows` line items: one file per billing period."""
-    return _write_months(out / "azure", rows=rows, seed=seed, start=start, days=days, writer=_azure_month)
+    return _write_months(
+        out / "azure",
+        rows=rows,
+        seed=seed,
+        start=start,
+        days=days,
+        writer=_azure_month,
+        last_month_only=last_month_only,
+    )
 
 
 def _azure_month(
@@ -532,6 +572,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--start", type=date.fromisoformat, default=DEFAULT_START, help="first usage day")
     parser.add_argument("--days", type=int, default=DEFAULT_DAYS, help="usage days the rows are spread over")
     parser.add_argument(
+        "--last-month-only",
+        action="store_true",
+        help="write only the last billing month (the month-to-date re-delivery of a daily refresh)",
+    )
+    parser.add_argument(
         "--formats",
         default="cur2,focus,azure",
         help="comma-separated: cur2, focus, azure (default all three)",
@@ -544,7 +589,16 @@ def generate(args: argparse.Namespace) -> list[Written]:
     for name in args.formats.split(","):
         if name not in writers:
             raise ValueError(f"unknown format {name!r}; choose from {', '.join(writers)}")
-        written.extend(writers[name](args.out, rows=args.rows, seed=args.seed, start=args.start, days=args.days))
+        written.extend(
+            writers[name](
+                args.out,
+                rows=args.rows,
+                seed=args.seed,
+                start=args.start,
+                days=args.days,
+                last_month_only=args.last_month_only,
+            )
+        )
     return written
 
 

@@ -14,7 +14,7 @@ FOCUS_VALIDATOR_VENV := $(VENV)/focus-validator
 FOCUS_VALIDATOR_STAMP := $(FOCUS_VALIDATOR_VENV)/.installed-$(FOCUS_VALIDATOR_VERSION)
 export FOCUS_VALIDATOR_VENV := $(abspath $(FOCUS_VALIDATOR_VENV))
 
-.PHONY: install demo test lint format ui dev clean
+.PHONY: install demo test lint format ui dev clean bench
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -39,6 +39,11 @@ test: install  ## lint, then every test (including dbt builds on fixture data), 
 	# Parse the dbt project once up front, so the two test workers never write its manifest at the same time.
 	cd dbt_project && $(BIN)/dbt parse --quiet
 	$(BIN)/pytest -n 2 --dist loadfile --durations=15
+
+# Benchmark (docs/benchmarks.md): DuckDB's own load of N CUR 2.0 line items vs the project's ingest, dbt build and
+# daily incremental run, for 1M and 10M rows. Takes about an hour on 2 cores; e.g. BENCH_ARGS="--rows 1000000".
+bench: install
+	$(BIN)/python -m bench.run $(BENCH_ARGS)
 
 lint: install
 	$(BIN)/ruff check .

@@ -127,6 +127,8 @@ class Phase:
     peak_rss_bytes: int
     cpu_seconds: float
     """User + system CPU of the phase's processes: unlike wall time, barely moved by other load on the machine."""
+    dbt: dict[str, object] | None = None
+    """For dbt phases: dbt's own elapsed time, node seconds per resource type and the slowest nodes."""
 
     @property
     def rows_per_second(self) -> float:
@@ -252,6 +254,7 @@ def run_one(args: argparse.Namespace, rows: int, work: Path) -> Run:
     subprocess.run(_dbt_command(args, target, "parse"), cwd=DBT_PROJECT_DIR, env=env, check=True, capture_output=True)
     dbt = _dbt_command(args, target)
     run.phases["transform"] = _measure("transform", dbt, rows=run.rows, env=env, cwd=DBT_PROJECT_DIR, limit=limit)
+    run.phases["transform"].dbt = dbt_timings(target)
     print(f"  (c) dbt build {run.phases['transform'].seconds:8.1f} s", flush=True)
 
     register(home, "aws_cur", nextday.path)
@@ -261,6 +264,7 @@ def run_one(args: argparse.Namespace, rows: int, work: Path) -> Run:
     run.phases["daily_transform"] = _measure(
         "daily_transform", dbt, rows=nextday.rows, env=env, cwd=DBT_PROJECT_DIR, limit=limit
     )
+    run.phases["daily_transform"].dbt = dbt_timings(target)
     print(
         f"  (d) daily     {run.phases['daily_ingest'].seconds + run.phases['daily_transform'].seconds:8.1f} s",
         flush=True,
@@ -268,6 +272,24 @@ def run_one(args: argparse.Namespace, rows: int, work: Path) -> Run:
     if not args.keep:
         shutil.rmtree(work)
     return run
+
+
+def dbt_timings(target: Path) -> dict[str, object]:
+    """Where a dbt build spent its time, from its run_results.json: per resource type, and the slowest nodes."""
+    results = json.loads((target / "run_results.json").read_text(encoding="utf-8"))
+    by_type: dict[str, float] = {}
+    counts: dict[str, int] = {}
+    for node in results["results"]:
+        kind = node["unique_id"].split(".")[0]
+        by_type[kind] = by_type.get(kind, 0.0) + node["execution_time"]
+        counts[kind] = counts.get(kind, 0) + 1
+    slowest = sorted(results["results"], key=lambda node: node["execution_time"], reverse=True)[:8]
+    return {
+        "elapsed_seconds": round(results["elapsed_time"], 1),
+        "node_seconds_by_type": {kind: round(seconds, 1) for kind, seconds in sorted(by_type.items())},
+        "nodes_by_type": dict(sorted(counts.items())),
+        "slowest": [[node["unique_id"], round(node["execution_time"], 2)] for node in slowest],
+    }
 
 
 def machine() -> dict[str, object]:

@@ -34,9 +34,7 @@ def test_rows_split_by_billing_period_and_parts(tmp_path: Path, monkeypatch):
     assert all(part in manifest for part in parts)
     rows = _parquet_rows(february)
     assert len(rows) == 1900
-    assert {row["line_item_usage_start_date"].date() for row in rows} == {
-        date(2026, 2, day) for day in range(1, 20)
-    }
+    assert {row["line_item_usage_start_date"].date() for row in rows} == {date(2026, 2, day) for day in range(1, 20)}
 
 
 def test_same_seed_same_rows_and_the_next_day_redelivers_the_month(tmp_path: Path):
@@ -79,6 +77,18 @@ def test_every_format_parses_and_the_same_rows_cost_the_same(tmp_path: Path):
 def test_command_line(tmp_path: Path, capsys):
     assert main(["--rows", "400", "--days", "4", "--out", str(tmp_path), "--formats", "cur2,azure"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert [line.split("\t")[:3] for line in lines] == [["aws_cur", "2026-01", "400"], ["azure_actual", "2026-01", "400"]]
+    expected = [["aws_cur", "2026-01", "400"], ["azure_actual", "2026-01", "400"]]
+    assert [line.split("\t")[:3] for line in lines] == expected
     with pytest.raises(ValueError, match="unknown format"):
         main(["--rows", "400", "--days", "4", "--out", str(tmp_path), "--formats", "gcp"])
+
+
+def test_gpu_finops_generate(tmp_path: Path, monkeypatch, capsys):
+    from pipelines.cli import main as gpu_finops
+
+    monkeypatch.setenv("FINOPS_HOME", str(tmp_path / "home"))
+    out = tmp_path / "out"
+    assert gpu_finops(["generate", "--rows", "620", "--days", "31", "--start", "2026-07-01", "--out", str(out)]) == 0
+    lines = [line.split("\t")[:3] for line in capsys.readouterr().out.splitlines()]
+    assert lines == [["aws_cur", "2026-07", "620"], ["focus", "2026-07", "620"], ["azure_actual", "2026-07", "620"]]
+    assert (out / "azure" / "azure-actual-cost-2026-07.csv").read_text().count("\n") == 621

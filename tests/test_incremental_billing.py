@@ -2,9 +2,10 @@
 
 Real CUR 2.0 Parquet from the scale generator, the real ingest into a real DuckDB file, real dbt runs
 of the cost lines and both daily marts (and what they read): a first build, a delivery that restates
-one billing period, an incremental build, then `--full-refresh` of the same warehouse. Every column
-but the bookkeeping timestamps must be equal, Decimal for Decimal; and the incremental build must
-have rebuilt only the restated period (the other period keeps the first build's x_built_at).
+one billing period, an incremental build, a run on the tables as a pre-incremental warehouse holds them
+(no bookkeeping columns), then `--full-refresh` of the same warehouse. Every column but the bookkeeping
+timestamps must be equal, Decimal for Decimal; and the incremental build must have rebuilt only the
+restated period (the other period keeps the first build's x_built_at).
 """
 
 from __future__ import annotations
@@ -112,6 +113,16 @@ def test_incremental_run_after_a_restatement_equals_a_full_refresh(tmp_path: Pat
             "select sum(billed_cost), sum(cost_line_count) from marts.fct_cost_daily"
         ).fetchone()
     assert (billed, count) == (expected_cost, 2050)
+
+    # A warehouse built before these models were incremental has plain tables without the bookkeeping
+    # columns: the next run rebuilds them whole through the incremental path and adds the columns.
+    with connect(home.warehouse) as con:
+        con.execute("alter table intermediate.int_billing__cost_lines drop column x_built_at")
+        con.execute("alter table marts.fct_cost_daily drop column cost_lines_built_at")
+        con.execute("alter table marts.fct_gpu_spend_daily drop column cost_lines_built_at")
+    _dbt(home, tmp_path / "target")
+    assert _snapshot(home) == incremental
+    assert min(_built_at(home).values()) > after["2026-02"]
 
     _dbt(home, tmp_path / "target", "--full-refresh")
     assert _snapshot(home) == incremental

@@ -17,8 +17,10 @@
     materialized='incremental',
     incremental_strategy='delete+insert',
     unique_key=['x_source', 'BillingPeriodStart'],
-    on_schema_change='fail',
+    on_schema_change='append_new_columns',
 ) }}
+
+{%- set incremental = incremental_with_columns(['x_built_at']) %}
 
 {%- set cost_line_sources = [
     ref('stg_focus__cost_and_usage'),
@@ -70,7 +72,7 @@ source_{{ loop.index }} as (
 
 {% endfor -%}
 
-{%- if is_incremental() %}
+{%- if incremental %}
 
 -- (source, load, billing period, rows) now and as built: any difference marks the period as changed.
 current_fingerprint as (
@@ -111,7 +113,7 @@ unioned as (
 
     {% for relation in cost_line_sources -%}
     select * from source_{{ loop.index }}
-    {%- if is_incremental() %}
+    {%- if incremental %}
     where (x_source, BillingPeriodStart) in (select x_source, BillingPeriodStart from changed_periods)
     {%- endif %}
     {%- if not loop.last %}

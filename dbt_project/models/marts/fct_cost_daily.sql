@@ -13,8 +13,10 @@
     materialized='incremental',
     incremental_strategy='delete+insert',
     unique_key='billing_period_start',
-    on_schema_change='fail',
+    on_schema_change='append_new_columns',
 ) }}
+
+{%- set incremental = incremental_with_columns(['cost_lines_built_at']) %}
 
 {%- set grain = [
     'charge_date', 'billing_period_start', 'provider_name', 'billing_account_id', 'sub_account_id',
@@ -23,7 +25,7 @@
 
 with
 
-{%- if is_incremental() %}
+{%- if incremental %}
 
 -- Billing periods whose cost lines are newer than what this table summed, or new to it.
 rebuilt_periods as (
@@ -49,7 +51,7 @@ rebuilt_periods as (
 cost_lines as (
 
     select * from {{ ref('int_billing__cost_lines') }}
-    {%- if is_incremental() %}
+    {%- if incremental %}
     where BillingPeriodStart in (select BillingPeriodStart from rebuilt_periods)
     {%- endif %}
 

@@ -377,7 +377,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--start", type=date.fromisoformat, default=DEFAULT_START)
     parser.add_argument("--seed", type=int, default=42)
     parser.add_argument("--work", type=Path, default=Path(os.environ.get("TMPDIR", "/tmp")) / "gpu-finops-bench")
-    parser.add_argument("--json", type=Path, default=PROJECT_ROOT / "docs" / "benchmarks.json")
+    parser.add_argument(
+        "--json", type=Path, default=None, help="default docs/benchmarks.json (a smoke run: smoke.json in --work)"
+    )
     parser.add_argument("--doc", type=Path, default=PROJECT_ROOT / "docs" / "benchmarks.md")
     parser.add_argument("--dbt-select", default=None, help="limit the dbt builds (smoke runs), e.g. '+fct_cost_daily'")
     parser.add_argument(
@@ -391,6 +393,8 @@ def main(argv: list[str] | None = None) -> int:
     sizes = [int(value) for value in args.rows.split(",")]
     if args.smoke:
         sizes, args.days = [20_000], 20
+    if args.json is None:
+        args.json = args.work / "smoke.json" if args.smoke else PROJECT_ROOT / "docs" / "benchmarks.json"
     report: dict[str, object] = {"machine": machine(), "runs": []}
     for rows in sizes:
         run = run_one(args, rows, args.work / f"rows-{rows}")

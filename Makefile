@@ -17,7 +17,7 @@ export FOCUS_VALIDATOR_VENV := $(abspath $(FOCUS_VALIDATOR_VENV))
 # The browser tests (report and docs site) drive Debian's chromium through playwright; CI machines may lack it.
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: install demo test lint format ui dev clean chromium
+.PHONY: install demo test lint format ui dev clean chromium bench
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -45,6 +45,11 @@ test: install chromium  ## lint, then every test (including dbt builds on fixtur
 	# Parse the dbt project once up front, so the two test workers never write its manifest at the same time.
 	cd dbt_project && $(BIN)/dbt parse --quiet
 	$(BIN)/pytest -n 2 --dist loadfile --durations=15
+
+# Benchmark (docs/benchmarks.md): DuckDB's own load of N CUR 2.0 line items vs the project's ingest, dbt build and
+# daily incremental run, for 1M and 10M rows. Takes about an hour on 2 cores; e.g. BENCH_ARGS="--rows 1000000".
+bench: install
+	$(BIN)/python -m bench.run $(BENCH_ARGS)
 
 lint: install
 	$(BIN)/ruff check .

@@ -115,6 +115,14 @@ def _parser() -> argparse.ArgumentParser:
     training.add_argument("--gpus", type=int, default=None, help="GPUs used at once, for the wall-clock days")
     training.set_defaults(handler=_estimate_training)
 
+    generate = commands.add_parser(
+        "generate", help="write N billing line items per format (CUR 2.0, FOCUS, Azure) for benchmarks"
+    )
+    from sources.synthetic.scale import add_arguments as add_generate_arguments
+
+    add_generate_arguments(generate)
+    generate.set_defaults(handler=_generate)
+
     export = commands.add_parser("export", help="write warehouse data in an open format")
     export.add_argument("format", choices=("focus",))
     export.add_argument("directory", type=Path)
@@ -149,6 +157,14 @@ def _demo(home: FinopsHome, args: argparse.Namespace) -> int:
     _build_docs(home)
     _print_summary(home)
     print(f"Report: {_write_report(home, None)}")
+    return 0
+
+
+def _generate(home: FinopsHome, args: argparse.Namespace) -> int:
+    from sources.synthetic.scale import generate
+
+    for written in generate(args):
+        print(f"{written.source}\t{written.billing_period}\t{written.rows}\t{written.path}")
     return 0
 
 

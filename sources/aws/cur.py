@@ -198,7 +198,10 @@ def _json_object(raw: pl.DataFrame, canonical: dict[str, str], bucket: str, name
 def _map_members(raw: pl.DataFrame, header: str, name: str) -> pl.Expr:
     """The members of a MAP column's JSON object, without the braces; null when the map is empty."""
     if raw.schema[header].is_nested():
-        text = pl.struct(pl.col(header).alias("v")).struct.json_encode().str.json_path_match("$.v")
+        # The encoded wrapper minus its own key: a JSON path match would parse every value back (5x slower).
+        encoded = pl.struct(pl.col(header).alias("v")).struct.json_encode()
+        value = encoded.str.strip_prefix('{"v":').str.strip_suffix("}")
+        text = pl.when(pl.col(header).is_null()).then(None).otherwise(value)
     else:
         text = pl.col(header).cast(pl.String).str.strip_chars()
         checked = raw.select(text.alias(header))

@@ -4,7 +4,23 @@
 
     Adding a billing source: write its staging model so it returns `focus_columns` and
     `staging_project_columns` below, then add one line to `cost_line_sources`.
+
+    Incremental by billing period: a load replaces whole billing periods in raw, so a run rebuilds
+    only the (x_source, BillingPeriodStart) keys whose lines changed, i.e. whose set of
+    (load, row count) differs between the sources and this table (a new delivery, a restatement,
+    owned servers' lines growing by a day), and replaces them whole (delete+insert). Unchanged
+    periods are not read. x_built_at records the run that built a period, for the daily marts.
+    Changed seeds (GPU instance types), tag key vars or this SQL need `dbt build --full-refresh`.
 -#}
+
+{{ config(
+    materialized='incremental',
+    incremental_strategy='delete+insert',
+    unique_key=['x_source', 'BillingPeriodStart'],
+    on_schema_change='append_new_columns',
+) }}
+
+{%- set incremental = incremental_with_columns(['x_built_at']) %}
 
 {%- set cost_line_sources = [
     ref('stg_focus__cost_and_usage'),
@@ -56,10 +72,50 @@ source_{{ loop.index }} as (
 
 {% endfor -%}
 
+{%- if incremental %}
+
+-- (source, load, billing period, rows) now and as built: any difference marks the period as changed.
+current_fingerprint as (
+
+    {% for relation in cost_line_sources -%}
+    select x_source, x_load_id, BillingPeriodStart, count(*) as row_count
+    from {{ relation }}
+    group by x_source, x_load_id, BillingPeriodStart
+    {%- if not loop.last %}
+    union all
+    {% endif %}
+    {%- endfor %}
+
+),
+
+built_fingerprint as (
+
+    select x_source, x_load_id, BillingPeriodStart, count(*) as row_count
+    from {{ this }}
+    group by x_source, x_load_id, BillingPeriodStart
+
+),
+
+changed_periods as (
+
+    select distinct x_source, BillingPeriodStart
+    from (
+        (select * from current_fingerprint except select * from built_fingerprint)
+        union all
+        (select * from built_fingerprint except select * from current_fingerprint)
+    ) as differences
+
+),
+
+{%- endif %}
+
 unioned as (
 
     {% for relation in cost_line_sources -%}
     select * from source_{{ loop.index }}
+    {%- if incremental %}
+    where (x_source, BillingPeriodStart) in (select x_source, BillingPeriodStart from changed_periods)
+    {%- endif %}
     {%- if not loop.last %}
     union all
     {% endif %}
@@ -173,7 +229,8 @@ final as (
         x_load_id,
         x_source_file,
         x_source_row,
-        x_extensions
+        x_extensions,
+        cast('{{ run_started_at.strftime("%Y-%m-%d %H:%M:%S.%f") }}' as timestamp) as x_built_at
     from units_normalised
 
 )

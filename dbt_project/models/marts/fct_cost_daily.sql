@@ -3,7 +3,20 @@
     sub account, service category, charge category and billing currency.
     A charge counts on the date its charge period starts (multi-day charges are not spread),
     so every amount is an exact sum of cost lines and the table reconciles to the invoice.
+
+    Incremental by billing period: a run rebuilds the billing periods whose cost lines were rebuilt
+    (int_billing__cost_lines.x_built_at) after this table last summed them (cost_lines_built_at),
+    and replaces them whole. See int_billing__cost_lines for when a full refresh is needed.
 -#}
+
+{{ config(
+    materialized='incremental',
+    incremental_strategy='delete+insert',
+    unique_key='billing_period_start',
+    on_schema_change='append_new_columns',
+) }}
+
+{%- set incremental = incremental_with_columns(['cost_lines_built_at']) %}
 
 {%- set grain = [
     'charge_date', 'billing_period_start', 'provider_name', 'billing_account_id', 'sub_account_id',
@@ -12,9 +25,35 @@
 
 with
 
+{%- if incremental %}
+
+-- Billing periods whose cost lines are newer than what this table summed, or new to it.
+rebuilt_periods as (
+
+    select lines.BillingPeriodStart
+    from (
+        select BillingPeriodStart, max(x_built_at) as built_at
+        from {{ ref('int_billing__cost_lines') }}
+        group by BillingPeriodStart
+    ) as lines
+    left join (
+        select billing_period_start, max(cost_lines_built_at) as built_at
+        from {{ this }}
+        group by billing_period_start
+    ) as summed
+        on cast(lines.BillingPeriodStart as timestamp) = summed.billing_period_start
+    where summed.built_at is null or lines.built_at > summed.built_at
+
+),
+
+{%- endif %}
+
 cost_lines as (
 
     select * from {{ ref('int_billing__cost_lines') }}
+    {%- if incremental %}
+    where BillingPeriodStart in (select BillingPeriodStart from rebuilt_periods)
+    {%- endif %}
 
 ),
 
@@ -37,7 +76,8 @@ daily as (
         sum(case when x_gpu_model is not null then BilledCost else 0 end) as gpu_billed_cost,
         sum(case when x_gpu_model is not null then EffectiveCost else 0 end) as gpu_effective_cost,
         sum(x_gpu_hours) as gpu_hours,
-        count(*) as cost_line_count
+        count(*) as cost_line_count,
+        max(x_built_at) as cost_lines_built_at
     from cost_lines
     group by
         cast({{ dbt.date_trunc('day', 'ChargePeriodStart') }} as date),
@@ -72,7 +112,8 @@ final as (
         cast(gpu_billed_cost as decimal(38, 12)) as gpu_billed_cost,
         cast(gpu_effective_cost as decimal(38, 12)) as gpu_effective_cost,
         cast(coalesce(gpu_hours, 0) as decimal(38, 12)) as gpu_hours,
-        cast(cost_line_count as bigint) as cost_line_count
+        cast(cost_line_count as bigint) as cost_line_count,
+        cast(cost_lines_built_at as timestamp) as cost_lines_built_at
     from daily
 
 )

@@ -3,7 +3,20 @@
     billing period, provider, billing account, sub account, region, GPU model, instance type,
     pricing category, charge category, team, project and billing currency. Amounts are also shown
     in the reporting currency at the ECB rate of the charge day (null when no rate is loaded).
+
+    Incremental by billing period: a run rebuilds the billing periods whose cost lines were rebuilt
+    (int_billing__cost_lines.x_built_at) after this table last summed them (cost_lines_built_at),
+    and replaces them whole. See int_billing__cost_lines for when a full refresh is needed.
 -#}
+
+{{ config(
+    materialized='incremental',
+    incremental_strategy='delete+insert',
+    unique_key='billing_period_start',
+    on_schema_change='append_new_columns',
+) }}
+
+{%- set incremental = incremental_with_columns(['cost_lines_built_at']) %}
 
 {%- set grain = [
     'charge_date', 'billing_period_start', 'provider_name', 'billing_account_id', 'sub_account_id',
@@ -13,10 +26,36 @@
 
 with
 
+{%- if incremental %}
+
+-- Billing periods whose cost lines are newer than what this table summed, or new to it.
+rebuilt_periods as (
+
+    select lines.BillingPeriodStart
+    from (
+        select BillingPeriodStart, max(x_built_at) as built_at
+        from {{ ref('int_billing__cost_lines') }}
+        group by BillingPeriodStart
+    ) as lines
+    left join (
+        select billing_period_start, max(cost_lines_built_at) as built_at
+        from {{ this }}
+        group by billing_period_start
+    ) as summed
+        on cast(lines.BillingPeriodStart as timestamp) = summed.billing_period_start
+    where summed.built_at is null or lines.built_at > summed.built_at
+
+),
+
+{%- endif %}
+
 gpu_cost_lines as (
 
     select * from {{ ref('int_billing__cost_lines') }}
     where x_gpu_model is not null
+    {%- if incremental %}
+        and BillingPeriodStart in (select BillingPeriodStart from rebuilt_periods)
+    {%- endif %}
 
 ),
 
@@ -40,7 +79,8 @@ daily as (
         sum(BilledCost) as billed_cost,
         sum(EffectiveCost) as effective_cost,
         sum(ListCost) as list_cost,
-        count(*) as cost_line_count
+        count(*) as cost_line_count,
+        max(x_built_at) as cost_lines_built_at
     from gpu_cost_lines
     group by
         cast({{ dbt.date_trunc('day', 'ChargePeriodStart') }} as date),
@@ -112,7 +152,8 @@ final as (
         cast(billed_cost * fx_rate as decimal(38, 12)) as billed_cost_reporting,
         cast(effective_cost * fx_rate as decimal(38, 12)) as effective_cost_reporting,
         cast(list_cost * fx_rate as decimal(38, 12)) as list_cost_reporting,
-        cast(cost_line_count as bigint) as cost_line_count
+        cast(cost_line_count as bigint) as cost_line_count,
+        cast(cost_lines_built_at as timestamp) as cost_lines_built_at
     from converted
 
 )

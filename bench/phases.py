@@ -1,0 +1,76 @@
+"""One measured phase, run in its own process so its memory is its own: `python -m bench.phases PHASE …`.
+
+- `baseline`: DuckDB alone, `CREATE TABLE AS SELECT` the columns the ingest keeps, typed the same way,
+  from the same Parquet files: the closest thing to the physical limit of this machine.
+- `ingest`: the project's own code path for every delivery waiting in the landing zone (hash, parse,
+  validate, load with restatement and audit records), then the audit check the ingest asset blocks on.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from pathlib import Path
+
+from pipelines.lib.billing_sources import SOURCES_BY_NAME
+from pipelines.lib.ingest import ingest_landing_zone
+from pipelines.lib.raw_schema import ensure_raw_tables
+from pipelines.lib.settings import FinopsHome
+from pipelines.lib.warehouse import MONEY_SQL_TYPE, audit_mismatches, connect, quote_identifier
+from sources.aws.columns import JSON_COLUMNS, PINNED_COLUMNS
+from sources.focus.columns import Kind
+
+
+def baseline(files: list[Path], database: Path) -> int:
+    """Rows written by one `CREATE TABLE AS SELECT … FROM read_parquet(…)` of the pinned CUR columns."""
+    sql_types = {Kind.DECIMAL: MONEY_SQL_TYPE, Kind.DATETIME: "TIMESTAMP"}
+    columns = [
+        f"cast({quote_identifier(name)} as {sql_types.get(kind, 'VARCHAR')}) as {quote_identifier(name)}"
+        for name, kind in PINNED_COLUMNS.items()
+    ]
+    columns += [
+        f"cast(to_json({quote_identifier(name)}) as VARCHAR) as {quote_identifier(name)}" for name in JSON_COLUMNS
+    ]
+    listed = ", ".join("'" + str(path).replace("'", "''") + "'" for path in files)
+    with connect(database) as con:
+        con.execute("SET TimeZone = 'UTC'")
+        con.execute(f"CREATE TABLE baseline AS SELECT {', '.join(columns)} FROM read_parquet([{listed}])")
+        return con.execute("SELECT count(*) FROM baseline").fetchone()[0]
+
+
+def ingest(home: FinopsHome, source: str) -> dict[str, object]:
+    """What the ingest asset does for `source`: every pending delivery loaded, then raw audited."""
+    billing = SOURCES_BY_NAME[source]
+    log = logging.getLogger("bench.ingest")
+    with connect(home.warehouse) as con:
+        ensure_raw_tables(con)
+        results = ingest_landing_zone(home, con, source=source, table=billing.raw_table, parse=billing.parse, log=log)
+        _, mismatches = audit_mismatches(con, billing.raw_table)
+    rejected = [r.reason for r in results if r.status == "rejected"]
+    if rejected or mismatches:
+        raise SystemExit(f"ingest failed: rejected {rejected}, audit mismatches {mismatches[:5]}")
+    return {"rows": sum(r.rows for r in results if r.status == "loaded"), "deliveries": len(results)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.phases")
+    commands = parser.add_subparsers(dest="phase", required=True)
+    base = commands.add_parser("baseline")
+    base.add_argument("--database", type=Path, required=True)
+    base.add_argument("files", type=Path, nargs="+")
+    load = commands.add_parser("ingest")
+    load.add_argument("--home", type=Path, required=True)
+    load.add_argument("--source", default="aws_cur")
+    args = parser.parse_args(argv)
+    if args.phase == "baseline":
+        result: dict[str, object] = {"rows": baseline(args.files, args.database)}
+    else:
+        result = ingest(FinopsHome(args.home), args.source)
+    print(json.dumps(result))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,414 @@
+"""`make bench`: DuckDB's own load of N CUR 2.0 line items against the project's ingest and dbt build.
+
+For each N (default 1M and 10M), in one process tree and one run:
+
+  (a) baseline     DuckDB alone: CREATE TABLE AS SELECT the same columns FROM read_parquet(the same files)
+  (b) ingest       the project's ingest of the same deliveries (hash, parse, validate, load, audit)
+  (c) transform    `dbt build` of everything downstream (models and their tests), from an empty warehouse
+  (d) daily        one more day is delivered (the month to date, re-delivered as AWS does): ingest + dbt build
+
+Every phase runs as a child process; a sampler thread sums the resident memory of the whole tree
+(this process and every descendant, dbt included) from /proc every 50 ms, so "peak RSS" is what the
+machine had to hold at once. Results go to JSON and to the markdown table in docs/benchmarks.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import platform
+import resource
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, date, datetime, timedelta
+from importlib.metadata import version
+from pathlib import Path
+
+from pipelines.lib.landing import register
+from pipelines.lib.settings import DBT_PROJECT_DIR, PROJECT_ROOT, FinopsHome
+from sources.synthetic.scale import write_cur2
+
+DEFAULT_START = date(2025, 1, 1)
+DEFAULT_DAYS = 349
+"""Through 15 December: a year of history, and the daily delivery re-delivers December to date."""
+PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
+TARGETS = {
+    "ingest_vs_baseline": 3.0,
+    "ingest_transform_vs_baseline": 6.0,
+    "peak_rss_gb": 4.0,
+    "daily_vs_full": 0.15,
+}
+
+
+class TreeMemory:
+    """Peak of the summed RSS of a process and all its descendants, sampled from /proc."""
+
+    def __init__(self, root_pid: int, interval: float = 0.05, limit_bytes: int | None = None) -> None:
+        self.root_pid = root_pid
+        self.interval = interval
+        self.limit_bytes = limit_bytes
+        self.peak = 0
+        self.exceeded = False
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def __enter__(self) -> TreeMemory:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            pids = _tree(self.root_pid)
+            total = sum(_rss(pid) for pid in pids)
+            self.peak = max(self.peak, total)
+            if self.limit_bytes and total > self.limit_bytes and not self.exceeded:
+                # A guard for a shared machine: stop the phase's children, not the whole box.
+                self.exceeded = True
+                for pid in pids:
+                    if pid != self.root_pid:
+                        _kill(pid)
+            self._stop.wait(self.interval)
+
+
+def _children() -> dict[int, list[int]]:
+    children: dict[int, list[int]] = {}
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat", "rb") as handle:
+                stat = handle.read()
+        except OSError:
+            continue
+        # The command name may hold spaces and parentheses: fields resume after the last ')'.
+        parent = int(stat[stat.rindex(b")") + 2 :].split()[1])
+        children.setdefault(parent, []).append(int(entry.name))
+    return children
+
+
+def _tree(root: int) -> list[int]:
+    children = _children()
+    found, pending = [], [root]
+    while pending:
+        pid = pending.pop()
+        found.append(pid)
+        pending.extend(children.get(pid, []))
+    return found
+
+
+def _rss(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/statm", "rb") as handle:
+            return int(handle.read().split()[1]) * PAGE_SIZE
+    except (OSError, IndexError, ValueError):
+        return 0
+
+
+def _kill(pid: int) -> None:
+    with contextlib.suppress(OSError):
+        os.kill(pid, 9)
+
+
+@dataclass
+class Phase:
+    name: str
+    seconds: float
+    rows: int
+    peak_rss_bytes: int
+    cpu_seconds: float
+    """User + system CPU of the phase's processes: unlike wall time, barely moved by other load on the machine."""
+    dbt: dict[str, object] | None = None
+    """For dbt phases: dbt's own elapsed time, node seconds per resource type and the slowest nodes."""
+
+    @property
+    def rows_per_second(self) -> float:
+        return self.rows / self.seconds if self.seconds else 0.0
+
+
+@dataclass
+class Run:
+    rows: int
+    days: int
+    phases: dict[str, Phase] = field(default_factory=dict)
+
+    def ratio(self, names: tuple[str, ...], over: tuple[str, ...], *, cpu: bool = False) -> float:
+        """Summed wall (or CPU) seconds of `names` over those of `over`."""
+
+        def cost(phases: tuple[str, ...]) -> float:
+            return sum(self.phases[name].cpu_seconds if cpu else self.phases[name].seconds for name in phases)
+
+        return cost(names) / cost(over)
+
+    def summary(self) -> dict[str, object]:
+        base, ingest, full = ("baseline",), ("ingest",), ("ingest", "transform")
+        daily = ("daily_ingest", "daily_transform")
+        return {
+            "rows": self.rows,
+            "days": self.days,
+            "phases": {
+                name: asdict(phase) | {"rows_per_second": round(phase.rows_per_second)}
+                for name, phase in self.phases.items()
+            },
+            "ingest_vs_baseline": round(self.ratio(ingest, base), 2),
+            "ingest_transform_vs_baseline": round(self.ratio(full, base), 2),
+            "daily_vs_full": round(self.ratio(daily, full), 3),
+            "daily_transform_vs_transform": round(self.ratio(("daily_transform",), ("transform",)), 3),
+            "cpu": {
+                "ingest_vs_baseline": round(self.ratio(ingest, base, cpu=True), 2),
+                "ingest_transform_vs_baseline": round(self.ratio(full, base, cpu=True), 2),
+                "daily_vs_full": round(self.ratio(daily, full, cpu=True), 3),
+            },
+            "peak_rss_gb": round(max(phase.peak_rss_bytes for phase in self.phases.values()) / 1e9, 2),
+        }
+
+
+def _measure(name: str, command: list[str], *, rows: int, env: dict[str, str], cwd: Path, limit: int | None) -> Phase:
+    """Run one phase as a child process; its wall time and the tree's peak memory while it ran."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    with TreeMemory(os.getpid(), limit_bytes=limit) as memory:
+        completed = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True)
+    seconds = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    _progress(name, seconds, cpu, memory.peak)
+    if memory.exceeded:
+        raise SystemExit(f"{name}: stopped, the process tree passed the memory guard ({limit / 1e9:.1f} GB)")
+    if completed.returncode != 0:
+        tail = "\n".join((completed.stdout + completed.stderr).strip().splitlines()[-30:])
+        raise SystemExit(f"{name} failed (exit {completed.returncode}):\n{tail}")
+    return Phase(name, round(seconds, 3), rows, memory.peak, round(cpu, 3))
+
+
+def _progress(name: str, seconds: float, cpu: float, peak: int) -> None:
+    """One line per finished phase on stdout, so a run stopped part-way still shows what it measured."""
+    print(f"    {name}: {seconds:.1f} s wall, {cpu:.1f} s CPU, peak {peak / 1e9:.2f} GB", flush=True)
+
+
+def _dbt_command(args: argparse.Namespace, target: Path, action: str = "build") -> list[str]:
+    """dbt with one target folder for the whole run, so later invocations parse only what changed.
+
+    No `--vars`: changed vars make dbt parse the whole project again, which a scheduled run does not do.
+    """
+    command = [str(Path(sys.executable).parent / "dbt"), action, "--target-path", str(target), "--quiet"]
+    if action != "build":
+        return command
+    if args.dbt_select:
+        command += ["--select", *args.dbt_select.split()]
+    if args.dbt_exclude_resource_types:
+        command += ["--exclude-resource-type", *args.dbt_exclude_resource_types.split(",")]
+    return command
+
+
+def run_one(args: argparse.Namespace, rows: int, work: Path) -> Run:
+    if work.exists():
+        shutil.rmtree(work)
+    data, home = work / "data", FinopsHome(work / "home")
+    home.root.mkdir(parents=True)
+    last_day = args.start + timedelta(days=args.days - 1)
+    print(f"[{rows:,} rows] generating CUR 2.0 over {args.days} days ({args.start} to {last_day}) …", flush=True)
+    history = write_cur2(data / "history", rows=rows, seed=args.seed, start=args.start, days=args.days)
+    # The next day's export re-delivers its month to date, at the same rows per day.
+    per_day = rows // args.days
+    nextday = write_cur2(
+        data / "nextday",
+        rows=per_day * (args.days + 1),
+        seed=args.seed,
+        start=args.start,
+        days=args.days + 1,
+        last_month_only=True,
+    )[0]
+    env = os.environ | {"FINOPS_HOME": str(home.root), "PYTHONPATH": str(PROJECT_ROOT)}
+    python = sys.executable
+    limit = int(args.memory_guard_gb * 1e9) if args.memory_guard_gb else None
+    run = Run(rows=sum(w.rows for w in history), days=args.days)
+
+    files = sorted(str(path) for w in history for path in w.path.rglob("*.parquet"))
+    run.phases["baseline"] = _measure(
+        "baseline",
+        [python, "-m", "bench.phases", "baseline", "--database", str(work / "baseline.duckdb"), *files],
+        rows=run.rows,
+        env=env,
+        cwd=PROJECT_ROOT,
+        limit=limit,
+    )
+    (work / "baseline.duckdb").unlink()
+    print(f"  (a) baseline  {run.phases['baseline'].seconds:8.1f} s", flush=True)
+    for written in history:
+        register(home, "aws_cur", written.path)
+    ingest = [python, "-m", "bench.phases", "ingest", "--home", str(home.root)]
+    run.phases["ingest"] = _measure("ingest", ingest, rows=run.rows, env=env, cwd=PROJECT_ROOT, limit=limit)
+    print(f"  (b) ingest    {run.phases['ingest'].seconds:8.1f} s", flush=True)
+    # A deployed project has its manifest already (Dagster parses it at start-up): parse once, untimed.
+    target = work / "dbt-target"
+    subprocess.run(_dbt_command(args, target, "parse"), cwd=DBT_PROJECT_DIR, env=env, check=True, capture_output=True)
+    dbt = _dbt_command(args, target)
+    run.phases["transform"] = _measure("transform", dbt, rows=run.rows, env=env, cwd=DBT_PROJECT_DIR, limit=limit)
+    run.phases["transform"].dbt = dbt_timings(target)
+    print(f"  (c) dbt build {run.phases['transform'].seconds:8.1f} s", flush=True)
+
+    register(home, "aws_cur", nextday.path)
+    run.phases["daily_ingest"] = _measure(
+        "daily_ingest", ingest, rows=nextday.rows, env=env, cwd=PROJECT_ROOT, limit=limit
+    )
+    run.phases["daily_transform"] = _measure(
+        "daily_transform", dbt, rows=nextday.rows, env=env, cwd=DBT_PROJECT_DIR, limit=limit
+    )
+    run.phases["daily_transform"].dbt = dbt_timings(target)
+    print(
+        f"  (d) daily     {run.phases['daily_ingest'].seconds + run.phases['daily_transform'].seconds:8.1f} s",
+        flush=True,
+    )
+    if not args.keep:
+        shutil.rmtree(work)
+    return run
+
+
+def dbt_timings(target: Path) -> dict[str, object]:
+    """Where a dbt build spent its time, from its run_results.json: per resource type, and the slowest nodes."""
+    results = json.loads((target / "run_results.json").read_text(encoding="utf-8"))
+    by_type: dict[str, float] = {}
+    counts: dict[str, int] = {}
+    for node in results["results"]:
+        kind = node["unique_id"].split(".")[0]
+        by_type[kind] = by_type.get(kind, 0.0) + node["execution_time"]
+        counts[kind] = counts.get(kind, 0) + 1
+    slowest = sorted(results["results"], key=lambda node: node["execution_time"], reverse=True)[:8]
+    return {
+        "elapsed_seconds": round(results["elapsed_time"], 1),
+        "node_seconds_by_type": {kind: round(seconds, 1) for kind, seconds in sorted(by_type.items())},
+        "nodes_by_type": dict(sorted(counts.items())),
+        "slowest": [[node["unique_id"], round(node["execution_time"], 2)] for node in slowest],
+    }
+
+
+def machine() -> dict[str, object]:
+    with open("/proc/meminfo") as handle:
+        total_kb = int(next(line for line in handle if line.startswith("MemTotal")).split()[1])
+    return {
+        "cores": os.cpu_count(),
+        "memory_gb": round(total_kb / 1e6, 1),
+        "load_average_at_start": [round(value, 2) for value in os.getloadavg()],
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+        "versions": {name: version(name) for name in ("duckdb", "polars", "pyarrow", "dbt-core", "dbt-duckdb")},
+    }
+
+
+def markdown(report: dict[str, object]) -> str:
+    """The results table (one row per N and phase) and the targets, as markdown."""
+    lines = [
+        "| rows | phase | wall s | CPU s | rows/s (wall) | peak RSS (tree) GB |",
+        "|---:|---|---:|---:|---:|---:|",
+    ]
+    titles = {
+        "baseline": "(a) DuckDB CTAS baseline",
+        "ingest": "(b) ingest",
+        "transform": "(c) dbt build",
+        "daily_ingest": "(d) daily: ingest",
+        "daily_transform": "(d) daily: dbt build",
+    }
+    for run in report["runs"]:
+        for name, phase in run["phases"].items():
+            lines.append(
+                f"| {phase['rows']:,} | {titles[name]} | {phase['seconds']:.1f} | {phase['cpu_seconds']:.1f} "
+                f"| {phase['rows_per_second']:,} "
+                f"| {phase['peak_rss_bytes'] / 1e9:.2f} |"
+            )
+    lines += ["", "| rows | (b)/(a) | (b+c)/(a) | daily (d) / full (b+c) | daily dbt / full dbt | peak GB |"]
+    lines += ["|---:|---:|---:|---:|---:|---:|"]
+    for run in report["runs"]:
+        cells = []
+        for key in ("ingest_vs_baseline", "ingest_transform_vs_baseline", "daily_vs_full"):
+            cells.append(f"{run[key]} {'✅' if run[key] <= TARGETS[key] else '❌'} (≤ {TARGETS[key]})")
+        cells.append(str(run["daily_transform_vs_transform"]))
+        peak = run["peak_rss_gb"]
+        cells.append(f"{peak} {'✅' if peak < TARGETS['peak_rss_gb'] else '❌'} (< {TARGETS['peak_rss_gb']})")
+        lines.append(f"| {run['rows']:,} | " + " | ".join(cells) + " |")
+    lines += ["", "The same ratios in CPU seconds (user + system of the phase's processes, robust to other load):", ""]
+    lines += ["| rows | (b)/(a) CPU | (b+c)/(a) CPU | daily / full CPU |", "|---:|---:|---:|---:|"]
+    for run in report["runs"]:
+        cpu = run["cpu"]
+        lines.append(
+            f"| {run['rows']:,} | {cpu['ingest_vs_baseline']} | {cpu['ingest_transform_vs_baseline']} "
+            f"| {cpu['daily_vs_full']} |"
+        )
+    info = report["machine"]
+    versions = ", ".join(f"{name} {value}" for name, value in info["versions"].items())
+    lines += [
+        "",
+        f"Machine: {info['cores']} cores, {info['memory_gb']} GB, {info['platform']}, Python {info['python']}; "
+        f"{versions}. Load average at start: {info['load_average_at_start']}; finished {report['finished']}.",
+    ]
+    return "\n".join(lines)
+
+
+RESULTS_BEGIN = "<!-- bench:results -->"
+RESULTS_END = "<!-- /bench:results -->"
+
+
+def write_doc(doc: Path, table: str) -> None:
+    """Replace the results block of docs/benchmarks.md (the text around it is written by hand)."""
+    block = f"{RESULTS_BEGIN}\n{table}\n{RESULTS_END}"
+    text = doc.read_text(encoding="utf-8") if doc.exists() else f"# Benchmarks\n\n{RESULTS_BEGIN}\n{RESULTS_END}\n"
+    if RESULTS_BEGIN not in text:
+        text += f"\n{RESULTS_BEGIN}\n{RESULTS_END}\n"
+    head, rest = text.split(RESULTS_BEGIN, 1)
+    tail = rest.split(RESULTS_END, 1)[1]
+    doc.parent.mkdir(parents=True, exist_ok=True)
+    doc.write_text(head + block + tail, encoding="utf-8")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.run", description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", default="1000000,10000000", help="comma-separated line item counts")
+    parser.add_argument("--smoke", action="store_true", help="CI: 20,000 rows over 20 days, report to --json only")
+    parser.add_argument("--days", type=int, default=DEFAULT_DAYS)
+    parser.add_argument("--start", type=date.fromisoformat, default=DEFAULT_START)
+    parser.add_argument("--seed", type=int, default=42)
+    parser.add_argument("--work", type=Path, default=Path(os.environ.get("TMPDIR", "/tmp")) / "gpu-finops-bench")
+    parser.add_argument(
+        "--json", type=Path, default=None, help="default docs/benchmarks.json (a smoke run: smoke.json in --work)"
+    )
+    parser.add_argument("--doc", type=Path, default=PROJECT_ROOT / "docs" / "benchmarks.md")
+    parser.add_argument("--dbt-select", default=None, help="limit the dbt builds (smoke runs), e.g. '+fct_cost_daily'")
+    parser.add_argument(
+        "--dbt-exclude-resource-types",
+        default="unit_test",
+        help="comma-separated; default unit_test: dbt unit tests check SQL logic on fixed inputs, not the data",
+    )
+    parser.add_argument("--memory-guard-gb", type=float, default=16.0, help="stop a phase whose tree passes this")
+    parser.add_argument("--keep", action="store_true", help="keep the generated data and warehouses")
+    args = parser.parse_args(argv)
+    sizes = [int(value) for value in args.rows.split(",")]
+    if args.smoke:
+        sizes, args.days = [20_000], 20
+    if args.json is None:
+        args.json = args.work / "smoke.json" if args.smoke else PROJECT_ROOT / "docs" / "benchmarks.json"
+    report: dict[str, object] = {"machine": machine(), "runs": []}
+    for rows in sizes:
+        run = run_one(args, rows, args.work / f"rows-{rows}")
+        report["runs"].append(run.summary())
+        # Written after every N, so a long run that is stopped still leaves the sizes it finished.
+        report["finished"] = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+        table = markdown(report)
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+        if not args.smoke:
+            write_doc(args.doc, table)
+    print(table)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,128 @@
+"""Incremental billing models: after a restating delivery, an incremental run equals a full refresh, exactly.
+
+Real CUR 2.0 Parquet from the scale generator, the real ingest into a real DuckDB file, real dbt runs
+of the cost lines and both daily marts (and what they read): a first build, a delivery that restates
+one billing period, an incremental build, a run on the tables as a pre-incremental warehouse holds them
+(no bookkeeping columns), then `--full-refresh` of the same warehouse. Every column but the bookkeeping
+timestamps must be equal, Decimal for Decimal; and the incremental build must have rebuilt only the
+restated period (the other period keeps the first build's x_built_at).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from datetime import date
+from decimal import Decimal
+from pathlib import Path
+
+import pyarrow.parquet as pq
+
+from bench.phases import ingest
+from pipelines.lib.landing import register
+from pipelines.lib.raw_schema import ensure_raw_tables
+from pipelines.lib.settings import DBT_PROJECT_DIR, FinopsHome
+from pipelines.lib.warehouse import connect
+from sources.synthetic.scale import write_cur2
+
+SELECT = ["+fct_cost_daily", "+fct_gpu_spend_daily"]
+TABLES = {
+    "intermediate.int_billing__cost_lines": ("x_built_at", "x_source, x_load_id, x_source_file, x_source_row"),
+    "marts.fct_cost_daily": ("cost_lines_built_at", "cost_daily_key"),
+    "marts.fct_gpu_spend_daily": ("cost_lines_built_at", "gpu_spend_daily_key"),
+}
+
+
+def _dbt(home: FinopsHome, target: Path, *extra: str) -> None:
+    command = [str(Path(sys.executable).parent / "dbt"), "build", "--select", *SELECT, "--target-path", str(target)]
+    command += ["--exclude-resource-type", "test", "unit_test"]
+    command += ["--vars", json.dumps({"onprem_costs_through": "2026-02-20"}), *extra]
+    completed = subprocess.run(
+        command,
+        cwd=DBT_PROJECT_DIR,
+        env=os.environ | {"FINOPS_HOME": str(home.root)},
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert completed.returncode == 0, completed.stdout[-4000:] + completed.stderr[-2000:]
+
+
+def _snapshot(home: FinopsHome) -> dict[str, list[tuple]]:
+    with connect(home.warehouse, read_only=True) as con:
+        snapshot = {}
+        for table, (bookkeeping, order) in TABLES.items():
+            columns = [row[0] for row in con.execute(f"describe {table}").fetchall() if row[0] != bookkeeping]
+            quoted = ", ".join(f'"{column}"' for column in columns)
+            snapshot[table] = con.execute(f"select {quoted} from {table} order by {order}").fetchall()
+        return snapshot
+
+
+def _built_at(home: FinopsHome) -> dict[str, object]:
+    with connect(home.warehouse, read_only=True) as con:
+        rows = con.execute(
+            "select strftime(BillingPeriodStart, '%Y-%m'), max(x_built_at) "
+            "from intermediate.int_billing__cost_lines group by 1"
+        ).fetchall()
+    return dict(rows)
+
+
+def _parquet_cost(path: Path) -> Decimal:
+    """Sum of line_item_unblended_cost over a delivery's Parquet files, read independently of the project."""
+    total = Decimal(0)
+    for file in sorted(path.rglob("*.parquet")):
+        for value in pq.read_table(file, columns=["line_item_unblended_cost"]).column(0).to_pylist():
+            total += Decimal(repr(value))
+    return total
+
+
+def test_incremental_run_after_a_restatement_equals_a_full_refresh(tmp_path: Path):
+    home = FinopsHome(tmp_path / "home")
+    home.root.mkdir()
+    with connect(home.warehouse) as con:
+        ensure_raw_tables(con)
+    # 40 days from 1 January, 50 line items a day: January (31 days) and 9 days of February.
+    first = write_cur2(tmp_path / "first", rows=2000, seed=1, start=date(2026, 1, 1), days=40)
+    assert [(w.billing_period, w.rows) for w in first] == [("2026-01", 1550), ("2026-02", 450)]
+    for written in first:
+        register(home, "aws_cur", written.path)
+    ingest(home, "aws_cur")
+    _dbt(home, tmp_path / "target")
+    before = _built_at(home)
+
+    # February re-delivered with one more day and other values (another seed): a restatement.
+    february = write_cur2(tmp_path / "second", rows=2050, seed=2, start=date(2026, 1, 1), days=41, last_month_only=True)
+    assert len(february) == 1
+    february = february[0]
+    assert (february.billing_period, february.rows) == ("2026-02", 500)
+    register(home, "aws_cur", february.path)
+    ingest(home, "aws_cur")
+    _dbt(home, tmp_path / "target")
+    after = _built_at(home)
+    assert after["2026-01"] == before["2026-01"], "January did not change and must not be rebuilt"
+    assert after["2026-02"] > before["2026-02"]
+    incremental = _snapshot(home)
+
+    expected_cost = _parquet_cost(first[0].path) + _parquet_cost(february.path)
+    lines = incremental["intermediate.int_billing__cost_lines"]
+    assert len(lines) == 1550 + 500
+    with connect(home.warehouse, read_only=True) as con:
+        billed, count = con.execute(
+            "select sum(billed_cost), sum(cost_line_count) from marts.fct_cost_daily"
+        ).fetchone()
+    assert (billed, count) == (expected_cost, 2050)
+
+    # A warehouse built before these models were incremental has plain tables without the bookkeeping
+    # columns: the next run rebuilds them whole through the incremental path and adds the columns.
+    with connect(home.warehouse) as con:
+        con.execute("alter table intermediate.int_billing__cost_lines drop column x_built_at")
+        con.execute("alter table marts.fct_cost_daily drop column cost_lines_built_at")
+        con.execute("alter table marts.fct_gpu_spend_daily drop column cost_lines_built_at")
+    _dbt(home, tmp_path / "target")
+    assert _snapshot(home) == incremental
+    assert min(_built_at(home).values()) > after["2026-02"]
+
+    _dbt(home, tmp_path / "target", "--full-refresh")
+    assert _snapshot(home) == incremental

@@ -63,7 +63,7 @@ ui: install  ## the Dagster UI (and its schedule and sensor daemon) on http://lo
 	mkdir -p $${FINOPS_HOME:-$(CURDIR)/data}/dagster
 	cp -n dagster.yaml $${FINOPS_HOME:-$(CURDIR)/data}/dagster/dagster.yaml
 	FINOPS_HOME=$${FINOPS_HOME:-$(CURDIR)/data} DAGSTER_HOME=$${FINOPS_HOME:-$(CURDIR)/data}/dagster \
-		$(BIN)/dagster dev -m pipelines.definitions -h $${DAGSTER_UI_HOST:-127.0.0.1} -p $${DAGSTER_UI_PORT:-3000}
+		$(BIN)/dagster dev -h $${DAGSTER_UI_HOST:-127.0.0.1} -p $${DAGSTER_UI_PORT:-3000}
 
 dev: ui
 

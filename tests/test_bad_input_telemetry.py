@@ -24,7 +24,7 @@ def _with_first_sample(cell_index: int, value: str) -> bytes:
 
 
 NVIDIA_SMI_CASES = {
-    "truncated_gzip": ("node-a.csv.gz", gzip.compress(GOOD_LOG)[:40], None),
+    "truncated_gzip": ("node-a.csv.gz", gzip.compress(GOOD_LOG, mtime=0)[:40], None),
     "header_only": ("node-a.csv", HEADER.encode(), None),
     "empty": ("node-a.csv", b"", 1),
     "wrong_delimiter": ("node-a.csv", GOOD_LOG.replace(b", ", b";"), 1),

@@ -53,6 +53,7 @@ from sources.oci import cost_report
 from sources.row_checks import check_rows
 from sources.synthetic.demo_telemetry import write_demo_telemetry
 from sources.telemetry import prometheus, samples
+from tests.home_helpers import isolated_home
 from tests.warehouse_helpers import query
 
 log = logging.getLogger(__name__)
@@ -62,15 +63,8 @@ LAMBDA = FEEDS_BY_NAME["lambda"]
 
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> FinopsHome:
-    root = tmp_path / "home"
-    for name, value in {
-        "FINOPS_HOME": root,
-        "DAGSTER_HOME": root / "dagster",
-        "FINOPS_WAREHOUSE": root / "warehouse.duckdb",
-    }.items():
-        monkeypatch.setenv(name, str(value))
     monkeypatch.delenv("FINOPS_OFFLINE", raising=False)
-    return FinopsHome(root).ensure()
+    return isolated_home(tmp_path, monkeypatch)
 
 
 # --- one rule for negative quantities: the reader's, which the suite expresses ------------------------------

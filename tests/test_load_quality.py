@@ -23,6 +23,7 @@ from pipelines.lib.quality import build_expectations, loads_to_check
 from pipelines.lib.settings import FinopsHome
 from pipelines.lib.warehouse import connect
 from tests.focus_fixtures import focus_rows, write_csv
+from tests.home_helpers import isolated_home
 from tests.warehouse_helpers import query
 
 FOCUS_SUBJECT = next(subject for subject in QUALITY_SUBJECTS if subject.source == "focus")
@@ -30,14 +31,7 @@ FOCUS_SUBJECT = next(subject for subject in QUALITY_SUBJECTS if subject.source =
 
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> FinopsHome:
-    root = tmp_path / "home"
-    for name, value in {
-        "FINOPS_HOME": root,
-        "DAGSTER_HOME": root / "dagster",
-        "FINOPS_WAREHOUSE": root / "warehouse.duckdb",
-    }.items():
-        monkeypatch.setenv(name, str(value))
-    return FinopsHome(root).ensure()
+    return isolated_home(tmp_path, monkeypatch)
 
 
 @dg.asset(deps=[dg.AssetKey(["raw", "focus_cost_and_usage"])])

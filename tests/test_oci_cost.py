@@ -292,7 +292,7 @@ def test_missing_required_column_is_rejected(tmp_path: Path):
         (b"", "is empty"),
         (",".join(HEADER).encode() + b"\r\n", "no data rows"),
         (b"PAR1\x00\x00", "is a Parquet file"),
-        (gzip.compress(",".join(HEADER).encode() * 50)[:40], "truncated or corrupt gzip"),
+        (gzip.compress(",".join(HEADER).encode() * 50, mtime=0)[:40], "truncated or corrupt gzip"),
     ],
 )
 def test_unreadable_files_are_rejected(tmp_path: Path, content: bytes, reason: str):

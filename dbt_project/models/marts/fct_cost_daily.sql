@@ -25,34 +25,11 @@
 
 with
 
-{%- if incremental %}
-
--- Billing periods whose cost lines are newer than what this table summed, or new to it.
-rebuilt_periods as (
-
-    select lines.BillingPeriodStart
-    from (
-        select BillingPeriodStart, max(x_built_at) as built_at
-        from {{ ref('int_billing__cost_lines') }}
-        group by BillingPeriodStart
-    ) as lines
-    left join (
-        select billing_period_start, max(cost_lines_built_at) as built_at
-        from {{ this }}
-        group by billing_period_start
-    ) as summed
-        on cast(lines.BillingPeriodStart as timestamp) = summed.billing_period_start
-    where summed.built_at is null or lines.built_at > summed.built_at
-
-),
-
-{%- endif %}
-
 cost_lines as (
 
     select * from {{ ref('int_billing__cost_lines') }}
     {%- if incremental %}
-    where BillingPeriodStart in (select BillingPeriodStart from rebuilt_periods)
+    where BillingPeriodStart in ({{ billing_periods_to_rebuild() }})
     {%- endif %}
 
 ),

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import hashlib
 import json
 import os
 import platform
@@ -32,7 +33,8 @@ from pathlib import Path
 
 from pipelines.lib.landing import register
 from pipelines.lib.settings import DBT_PROJECT_DIR, PROJECT_ROOT, FinopsHome
-from sources.synthetic.scale import write_cur2
+from sources.synthetic import scale
+from sources.synthetic.scale import Written
 
 DEFAULT_START = date(2025, 1, 1)
 DEFAULT_DAYS = 349
@@ -210,17 +212,35 @@ def _dbt_command(args: argparse.Namespace, target: Path, action: str = "build") 
     return command
 
 
-def run_one(args: argparse.Namespace, rows: int, work: Path) -> Run:
-    if work.exists():
-        shutil.rmtree(work)
-    data, home = work / "data", FinopsHome(work / "home")
-    home.root.mkdir(parents=True)
+def generated_data(args: argparse.Namespace, rows: int, data: Path) -> tuple[list[Written], Written]:
+    """The history deliveries and the next day's delivery for `rows`, generated once and reused.
+
+    Generation is deterministic (seed, rows, days, start and the generator's own code), so a folder
+    whose `generated.json` records the same inputs holds exactly the files a new run would write:
+    a long run measured again does not spend its first half regenerating data it is not measuring.
+    """
+    key = {
+        "rows": rows,
+        "days": args.days,
+        "start": args.start.isoformat(),
+        "seed": args.seed,
+        "generator_sha256": hashlib.sha256(Path(scale.__file__).read_bytes()).hexdigest(),
+    }
+    marker = data / "generated.json"
+    if marker.exists():
+        recorded = json.loads(marker.read_text(encoding="utf-8"))
+        if recorded["key"] == key:
+            print(f"[{rows:,} rows] reusing the CUR 2.0 data generated in {data}", flush=True)
+            history = [_written(entry) for entry in recorded["history"]]
+            return history, _written(recorded["nextday"])
+    if data.exists():
+        shutil.rmtree(data)
     last_day = args.start + timedelta(days=args.days - 1)
     print(f"[{rows:,} rows] generating CUR 2.0 over {args.days} days ({args.start} to {last_day}) …", flush=True)
-    history = write_cur2(data / "history", rows=rows, seed=args.seed, start=args.start, days=args.days)
+    history = scale.write_cur2(data / "history", rows=rows, seed=args.seed, start=args.start, days=args.days)
     # The next day's export re-delivers its month to date, at the same rows per day.
     per_day = rows // args.days
-    nextday = write_cur2(
+    nextday = scale.write_cur2(
         data / "nextday",
         rows=per_day * (args.days + 1),
         seed=args.seed,
@@ -228,6 +248,25 @@ def run_one(args: argparse.Namespace, rows: int, work: Path) -> Run:
         days=args.days + 1,
         last_month_only=True,
     )[0]
+    recorded = {"key": key, "history": [_entry(w) for w in history], "nextday": _entry(nextday)}
+    marker.write_text(json.dumps(recorded, indent=2) + "\n", encoding="utf-8")
+    return history, nextday
+
+
+def _entry(written: Written) -> dict[str, object]:
+    return asdict(written) | {"path": str(written.path)}
+
+
+def _written(entry: dict[str, object]) -> Written:
+    return Written(**(entry | {"path": Path(entry["path"])}))
+
+
+def run_one(args: argparse.Namespace, rows: int, work: Path) -> Run:
+    data, home = args.work / f"data-{rows}", FinopsHome(work / "home")
+    if work.exists():
+        shutil.rmtree(work)
+    home.root.mkdir(parents=True)
+    history, nextday = generated_data(args, rows, data)
     env = os.environ | {"FINOPS_HOME": str(home.root), "PYTHONPATH": str(PROJECT_ROOT)}
     python = sys.executable
     limit = int(args.memory_guard_gb * 1e9) if args.memory_guard_gb else None
@@ -271,6 +310,8 @@ def run_one(args: argparse.Namespace, rows: int, work: Path) -> Run:
     )
     if not args.keep:
         shutil.rmtree(work)
+        if args.smoke:
+            shutil.rmtree(data)
     return run
 
 
@@ -388,7 +429,11 @@ def main(argv: list[str] | None = None) -> int:
         help="comma-separated; default unit_test: dbt unit tests check SQL logic on fixed inputs, not the data",
     )
     parser.add_argument("--memory-guard-gb", type=float, default=16.0, help="stop a phase whose tree passes this")
-    parser.add_argument("--keep", action="store_true", help="keep the generated data and warehouses")
+    parser.add_argument(
+        "--keep",
+        action="store_true",
+        help="keep the warehouses (generated data is always kept in --work/data-N and reused, except after --smoke)",
+    )
     args = parser.parse_args(argv)
     sizes = [int(value) for value in args.rows.split(",")]
     if args.smoke:

@@ -1,11 +1,11 @@
 """Incremental billing models: after a restating delivery, an incremental run equals a full refresh, exactly.
 
 Real CUR 2.0 Parquet from the scale generator, the real ingest into a real DuckDB file, real dbt runs
-of the cost lines and both daily marts (and what they read): a first build, a delivery that restates
-one billing period, an incremental build, a run on the tables as a pre-incremental warehouse holds them
-(no bookkeeping columns), then `--full-refresh` of the same warehouse. Every column but the bookkeeping
-timestamps must be equal, Decimal for Decimal; and the incremental build must have rebuilt only the
-restated period (the other period keeps the first build's x_built_at).
+of the cost lines, both daily marts and the FOCUS export (and what they read): a first build, a delivery
+that restates one billing period, an incremental build, a run on the tables as a pre-incremental warehouse
+holds them (no bookkeeping columns), then `--full-refresh` of the same warehouse. Every column but the
+bookkeeping timestamps must be equal, Decimal for Decimal; and the incremental build must have rebuilt only
+the restated period (the other period keeps the first build's x_built_at).
 """
 
 from __future__ import annotations
@@ -27,11 +27,13 @@ from pipelines.lib.settings import DBT_PROJECT_DIR, FinopsHome
 from pipelines.lib.warehouse import connect
 from sources.synthetic.scale import write_cur2
 
-SELECT = ["+fct_cost_daily", "+fct_gpu_spend_daily"]
+SELECT = ["+fct_cost_daily", "+fct_gpu_spend_daily", "+focus_cost_and_usage"]
+FOCUS = "marts.focus_cost_and_usage"
 TABLES = {
     "intermediate.int_billing__cost_lines": ("x_built_at", "x_source, x_load_id, x_source_file, x_source_row"),
     "marts.fct_cost_daily": ("cost_lines_built_at", "cost_daily_key"),
     "marts.fct_gpu_spend_daily": ("cost_lines_built_at", "gpu_spend_daily_key"),
+    FOCUS: ("_cost_lines_built_at", "x_SourceFormat, x_LoadId, x_SourceFile, x_SourceRow, x_RowOrigin"),
 }
 
 
@@ -120,9 +122,23 @@ def test_incremental_run_after_a_restatement_equals_a_full_refresh(tmp_path: Pat
         con.execute("alter table intermediate.int_billing__cost_lines drop column x_built_at")
         con.execute("alter table marts.fct_cost_daily drop column cost_lines_built_at")
         con.execute("alter table marts.fct_gpu_spend_daily drop column cost_lines_built_at")
+        con.execute(f"alter table {FOCUS} drop column _cost_lines_built_at")
+        con.execute(f"alter table {FOCUS} drop column _defaults_key")
     _dbt(home, tmp_path / "target")
     assert _snapshot(home) == incremental
     assert min(_built_at(home).values()) > after["2026-02"]
+
+    # The FOCUS export's account and service defaults are learnt from every period: a run that learns
+    # other ones (here: the stored key no longer matches) rebuilds every period, and only then.
+    tamper = f"update {FOCUS} set x_Team = 'tampered' where BillingPeriodStart = '2026-01-01'"
+    with connect(home.warehouse) as con:
+        con.execute(tamper)
+    _dbt(home, tmp_path / "target")
+    assert _snapshot(home)[FOCUS] != incremental[FOCUS], "nothing changed: January must not have been rebuilt"
+    with connect(home.warehouse) as con:
+        con.execute(f"update {FOCUS} set _defaults_key = 'learnt from other lines'")
+    _dbt(home, tmp_path / "target")
+    assert _snapshot(home) == incremental
 
     _dbt(home, tmp_path / "target", "--full-refresh")
     assert _snapshot(home) == incremental

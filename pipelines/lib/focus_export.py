@@ -3,6 +3,8 @@
 The dbt model decides the content (FOCUS columns, then `x_` columns; see its docs); this module only
 writes it, streaming through Arrow batches:
 
+- Columns whose names start with `_` are the model's build bookkeeping (incremental runs), not FOCUS data:
+  they are left out.
 - Parquet keeps every type: exact decimals, timestamps as UTC instants (`timestamp[us, tz=UTC]`).
 - CSV writes timestamps as ISO 8601 UTC (`2026-09-01T00:00:00Z`) and is made safe to open in a
   spreadsheet: a text value starting with `=`, `+`, `-`, `@`, a tab or a carriage return would run as
@@ -34,7 +36,8 @@ def export_focus(warehouse: Path, directory: Path) -> list[tuple[Path, int]]:
     with connect(warehouse, read_only=True) as con:
         columns = con.execute(
             "select column_name, data_type from information_schema.columns "
-            "where table_schema = ? and table_name = ? order by ordinal_position",
+            "where table_schema = ? and table_name = ? and not starts_with(column_name, '_') "
+            "order by ordinal_position",
             [FOCUS_SCHEMA, FOCUS_TABLE],
         ).fetchall()
         if not columns:

@@ -16,7 +16,22 @@
     - writes blanks as nulls, nulls what FOCUS defines as null (pricing columns on Tax lines, a unit
       without a quantity, a commitment status without a commitment, a meter without a SKU, price
       details without a price id) and prefixes provider-specific SkuPriceDetails keys with `x_`.
+
+    Incremental by billing period, like the daily marts: a run rebuilds the billing periods whose cost lines
+    were rebuilt after this table last read them (_cost_lines_built_at), and every period when the
+    account and service defaults, learnt from all cost lines, changed since (_defaults_key): a new file
+    naming an account's type changes that account's lines in every period. The two `_` columns are build
+    bookkeeping; the export leaves them out.
 -#}
+
+{{ config(
+    materialized='incremental',
+    incremental_strategy='delete+insert',
+    unique_key='BillingPeriodStart',
+    on_schema_change='append_new_columns',
+) }}
+
+{%- set incremental = incremental_with_columns(['_cost_lines_built_at', '_defaults_key']) %}
 
 {%- set string_columns = [
     'AvailabilityZone', 'BillingAccountId', 'BillingAccountName', 'BillingAccountType', 'BillingCurrency',
@@ -142,13 +157,14 @@ cost_lines as (
         {% for column in string_columns -%}
         case when trim({{ column }}) = '' then null else {{ column }} end as {{ column }},
         {% endfor -%}
-        {{ (other_columns + project_columns) | join(',\n        ') }}
+        {{ (other_columns + project_columns) | join(',\n        ') }},
+        x_built_at
     from {{ ref('int_billing__cost_lines') }}
 
 ),
 
 -- The type a billing account or sub account has on the lines whose file names one, when it is
--- always the same: older files of the same account leave it empty.
+-- always the same: older files of the same account leave it empty. Learnt from every period.
 billing_account_types as (
 
     select
@@ -187,6 +203,37 @@ service_subcategories as (
     where ServiceSubcategory is not null
     group by ProviderName, ServiceName, ServiceCategory
     having count(distinct ServiceSubcategory) = 1
+
+),
+
+-- One value for all the defaults above (never null, also without any): when it differs from the one the
+-- table was built with, every period is rebuilt.
+defaults_key as (
+
+    select {{ dbt.hash('coalesce(' ~ dbt.listagg('default_row', "'|'", 'order by default_row') ~ ", '')") }} as defaults_key
+    from (
+        select {{ dbt.concat(["'billing'", "'/'", 'ProviderName', "'/'", 'BillingAccountId', "'/'", 'BillingAccountType']) }} as default_row
+        from billing_account_types
+        union all
+        select {{ dbt.concat(["'sub'", "'/'", 'ProviderName', "'/'", 'SubAccountId', "'/'", 'SubAccountType']) }}
+        from sub_account_types
+        union all
+        select {{ dbt.concat([
+            "'service'", "'/'", 'ProviderName', "'/'", 'ServiceName', "'/'", 'ServiceCategory', "'/'", 'ServiceSubcategory'
+        ]) }}
+        from service_subcategories
+    ) as default_rows
+
+),
+
+lines_to_build as (
+
+    select * from cost_lines
+    {%- if incremental %}
+    where BillingPeriodStart in ({{ billing_periods_to_rebuild('BillingPeriodStart', '_cost_lines_built_at') }})
+        or (select defaults_key from defaults_key)
+            <> (select max(_defaults_key) from {{ this }})
+    {%- endif %}
 
 ),
 
@@ -327,8 +374,9 @@ defaulted as (
         cost_lines.x_source_row,
         cost_lines.x_load_id,
         cost_lines.x_extensions,
-        cost_lines.InvoiceIssuerName as x_delivered_invoice_issuer_name
-    from cost_lines
+        cost_lines.InvoiceIssuerName as x_delivered_invoice_issuer_name,
+        cost_lines.x_built_at
+    from lines_to_build as cost_lines
     left join billing_account_types
         on cost_lines.ProviderName = billing_account_types.ProviderName
         and cost_lines.BillingAccountId = billing_account_types.BillingAccountId
@@ -352,7 +400,8 @@ focus_nulls as (
         {{ name }},
         {% endif -%}
         {% endfor -%}
-        {{ export_project_columns | join(',\n        ') }}
+        {{ export_project_columns | join(',\n        ') }},
+        x_built_at
     from defaulted
 
 ),
@@ -364,7 +413,8 @@ delivered as (
         {{ delivered_overrides.get(name, name) }} as {{ name }},
         {% endfor -%}
         {{ export_project_columns | join(',\n        ') }},
-        'Delivered' as x_row_origin
+        'Delivered' as x_row_origin,
+        x_built_at
     from focus_nulls
 
 ),
@@ -378,7 +428,8 @@ unused_commitments as (
         {%- for column in export_project_columns -%}
         {{ unused_overrides.get(column, column) }} as {{ column }},
         {% endfor -%}
-        'Unused commitment' as x_row_origin
+        'Unused commitment' as x_row_origin,
+        x_built_at
     from focus_nulls
     where {{ unused_commitment_purchase }}
 
@@ -399,9 +450,12 @@ final as (
         cast({{ name }} as {{ type }}) as {{ name }},
         {% endfor -%}
         {%- for column, name, type in x_columns -%}
-        cast({{ column }} as {{ type }}) as {{ name }}{{ ',' if not loop.last }}
-        {% endfor %}
+        cast({{ column }} as {{ type }}) as {{ name }},
+        {% endfor -%}
+        cast(unioned.x_built_at as timestamp) as _cost_lines_built_at,
+        defaults_key.defaults_key as _defaults_key
     from unioned
+    cross join defaults_key
 
 )
 

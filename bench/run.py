@@ -170,7 +170,10 @@ class Run:
                 "ingest_transform_vs_baseline": round(self.ratio(full, base, cpu=True), 2),
                 "daily_vs_full": round(self.ratio(daily, full, cpu=True), 3),
             },
-            "peak_rss_gb": round(max(phase.peak_rss_bytes for phase in self.phases.values()) / 1e9, 2),
+            # The target is the project's memory: the baseline is DuckDB alone, with its own defaults.
+            "peak_rss_gb": round(
+                max(phase.peak_rss_bytes for name, phase in self.phases.items() if name != "baseline") / 1e9, 2
+            ),
         }
 
 
@@ -366,7 +369,7 @@ def markdown(report: dict[str, object]) -> str:
                 f"| {phase['rows_per_second']:,} "
                 f"| {phase['peak_rss_bytes'] / 1e9:.2f} |"
             )
-    lines += ["", "| rows | (b)/(a) | (b+c)/(a) | daily (d) / full (b+c) | daily dbt / full dbt | peak GB |"]
+    lines += ["", "| rows | (b)/(a) | (b+c)/(a) | daily (d) / full (b+c) | daily dbt / full dbt | peak GB (b–d) |"]
     lines += ["|---:|---:|---:|---:|---:|---:|"]
     for run in report["runs"]:
         cells = []

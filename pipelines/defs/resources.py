@@ -2,6 +2,7 @@ import dagster as dg
 from dagster_duckdb import DuckDBResource
 
 from pipelines.lib.dbt import dbt_cli
+from pipelines.lib.settings import duckdb_memory_limit
 
 
 @dg.definitions
@@ -9,7 +10,9 @@ def resources() -> dg.Definitions:
     # The warehouse path is resolved when a run starts, from FINOPS_HOME (see lib/settings.py).
     return dg.Definitions(
         resources={
-            "duckdb": DuckDBResource(database=dg.EnvVar("FINOPS_WAREHOUSE")),
+            "duckdb": DuckDBResource(
+                database=dg.EnvVar("FINOPS_WAREHOUSE"), connection_config={"memory_limit": duckdb_memory_limit()}
+            ),
             "dbt": dbt_cli(),
         }
     )

@@ -89,6 +89,18 @@ def offline() -> bool:
     return os.environ.get("FINOPS_OFFLINE", "").strip().lower() in {"1", "true", "yes"}
 
 
+DEFAULT_DUCKDB_MEMORY_LIMIT = "3GB"
+
+
+def duckdb_memory_limit() -> str:
+    """FINOPS_DUCKDB_MEMORY_LIMIT (default 3GB): what one DuckDB connection may hold before it spills to disk.
+
+    DuckDB's own default is 80% of the machine's memory, which a big build takes; every writer (the
+    ingest, the Dagster resource, dbt's profile) uses this one setting so a run's memory is bounded.
+    """
+    return os.environ.get("FINOPS_DUCKDB_MEMORY_LIMIT", "").strip() or DEFAULT_DUCKDB_MEMORY_LIMIT
+
+
 def finops_home() -> FinopsHome:
     """Resolve FINOPS_HOME and publish it (absolute) to child processes such as dbt and Dagster."""
     root = Path(os.environ.get("FINOPS_HOME") or PROJECT_ROOT / "data").expanduser().resolve()

@@ -24,6 +24,7 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
+from pipelines.lib.settings import duckdb_memory_limit
 from sources.focus.columns import DECIMAL_PRECISION, DECIMAL_SCALE
 
 MONEY_SQL_TYPE = f"DECIMAL({DECIMAL_PRECISION}, {DECIMAL_SCALE})"
@@ -85,7 +86,7 @@ def connect(path: Path, *, read_only: bool = False) -> Iterator[duckdb.DuckDBPyC
     if read_only and not path.exists():
         raise FileNotFoundError(f"no warehouse at {path}: run `gpu-finops demo` or `gpu-finops ingest` first")
     try:
-        con = duckdb.connect(str(path), read_only=read_only)
+        con = duckdb.connect(str(path), read_only=read_only, config={"memory_limit": duckdb_memory_limit()})
     except duckdb.IOException as exc:
         if "lock" not in str(exc).lower():
             raise
@@ -435,8 +436,11 @@ def load_reference_rows(
 
 @contextmanager
 def _staged(con: duckdb.DuckDBPyConnection, view: str, frame: pl.DataFrame) -> Iterator[None]:
-    """`frame` visible to SQL as `view` inside one transaction: committed whole, or rolled back whole."""
-    con.register(view, frame.to_arrow())
+    """`frame` visible to SQL as `view` inside one transaction: committed whole, or rolled back whole.
+
+    Arrow's string views are polars' own layout: DuckDB scans the frame's memory instead of a copy of it.
+    """
+    con.register(view, frame.to_arrow(compat_level=pl.CompatLevel.newest()))
     try:
         con.begin()
         yield

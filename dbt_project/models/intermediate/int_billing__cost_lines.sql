@@ -59,6 +59,10 @@
 
 {%- set source_columns = focus_columns + staging_project_columns -%}
 
+{#- The lines a run rebuilds: all of them, or on an incremental run those of the changed periods. -#}
+{%- set changed = '(x_source, BillingPeriodStart) in (select x_source, BillingPeriodStart from changed_periods)'
+    if incremental else 'true' -%}
+
 with
 
 {% for relation in cost_line_sources %}
@@ -113,9 +117,7 @@ unioned as (
 
     {% for relation in cost_line_sources -%}
     select * from source_{{ loop.index }}
-    {%- if incremental %}
-    where (x_source, BillingPeriodStart) in (select x_source, BillingPeriodStart from changed_periods)
-    {%- endif %}
+    where {{ changed }}
     {%- if not loop.last %}
     union all
     {% endif %}
@@ -143,23 +145,37 @@ gpu_sku_descriptions as (
 ),
 
 -- GPUs billed as their own per-GPU-hour SKU (Google Cloud) name no instance type: match the
--- charge description against known SKU wording, longest pattern first.
+-- charge description against known SKU wording, longest pattern first. The sources are read a
+-- second time for this, narrow: reading `unioned` twice would make the engine hold every line.
+sku_description_candidates as (
+
+    {% for relation in cost_line_sources -%}
+    select x_load_id, x_source_file, x_source_row, ChargeDescription
+    from {{ relation }}
+    where {{ changed }}
+        and x_instance_type is null
+        and lower(ChargeDescription) like '%gpu%'
+    {%- if not loop.last %}
+    union all
+    {% endif %}
+    {%- endfor %}
+
+),
+
 sku_description_matches as (
 
     select
-        unioned.x_load_id,
-        unioned.x_source_file,
-        unioned.x_source_row,
+        candidates.x_load_id,
+        candidates.x_source_file,
+        candidates.x_source_row,
         gpu_sku_descriptions.gpu_model,
         row_number() over (
-            partition by unioned.x_load_id, unioned.x_source_file, unioned.x_source_row
+            partition by candidates.x_load_id, candidates.x_source_file, candidates.x_source_row
             order by length(gpu_sku_descriptions.pattern) desc
         ) as match_rank
-    from unioned
+    from sku_description_candidates as candidates
     inner join gpu_sku_descriptions
-        on lower(unioned.ChargeDescription) like {{ dbt.concat(["'%'", "gpu_sku_descriptions.pattern", "'%'"]) }}
-    where unioned.x_instance_type is null
-        and lower(unioned.ChargeDescription) like '%gpu%'
+        on lower(candidates.ChargeDescription) like {{ dbt.concat(["'%'", "gpu_sku_descriptions.pattern", "'%'"]) }}
 
 ),
 

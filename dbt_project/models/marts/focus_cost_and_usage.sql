@@ -146,6 +146,19 @@
     'x_gpu_hours': 'case when x_gpu_hours is null then null else cast(0 as decimal(38, 12)) end',
 } -%}
 
+{#- Each column of a delivered row and of its unused-commitment row, chosen by row_origins below. -#}
+{%- set by_origin = {} -%}
+{%- for column in (focus_columns | map(attribute=0) | list) + export_project_columns -%}
+    {%- set delivered = delivered_overrides.get(column, column) -%}
+    {%- set unused = unused_overrides.get(column, column) -%}
+    {%- if delivered == unused -%}
+        {%- do by_origin.update({column: column}) -%}
+    {%- else -%}
+        {%- do by_origin.update({column: "case when row_origins.x_row_origin = 'Delivered' then "
+            ~ delivered ~ ' else ' ~ unused ~ ' end'}) -%}
+    {%- endif -%}
+{%- endfor -%}
+
 {%- set account_type_defaults = var('focus_account_type_defaults') -%}
 {%- set invoice_issuer_aliases = var('focus_invoice_issuer_aliases') -%}
 
@@ -155,7 +168,7 @@ cost_lines as (
 
     select
         {% for column in string_columns -%}
-        case when trim({{ column }}) = '' then null else {{ column }} end as {{ column }},
+        {{ blank_as_null(column) }} as {{ column }},
         {% endfor -%}
         {{ (other_columns + project_columns) | join(',\n        ') }},
         x_built_at
@@ -164,14 +177,21 @@ cost_lines as (
 ),
 
 -- The type a billing account or sub account has on the lines whose file names one, when it is
--- always the same: older files of the same account leave it empty. Learnt from every period.
+-- always the same: older files of the same account leave it empty. Learnt from every period, each
+-- from its own narrow scan of the cost lines (a CTE read twice would be held in memory whole).
 billing_account_types as (
 
     select
         ProviderName,
         BillingAccountId,
         max(BillingAccountType) as BillingAccountType
-    from cost_lines
+    from (
+        select
+            {{ blank_as_null('ProviderName') }} as ProviderName,
+            {{ blank_as_null('BillingAccountId') }} as BillingAccountId,
+            {{ blank_as_null('BillingAccountType') }} as BillingAccountType
+        from {{ ref('int_billing__cost_lines') }}
+    ) as account_lines
     where BillingAccountType is not null
     group by ProviderName, BillingAccountId
     having count(distinct BillingAccountType) = 1
@@ -184,7 +204,13 @@ sub_account_types as (
         ProviderName,
         SubAccountId,
         max(SubAccountType) as SubAccountType
-    from cost_lines
+    from (
+        select
+            {{ blank_as_null('ProviderName') }} as ProviderName,
+            {{ blank_as_null('SubAccountId') }} as SubAccountId,
+            {{ blank_as_null('SubAccountType') }} as SubAccountType
+        from {{ ref('int_billing__cost_lines') }}
+    ) as sub_account_lines
     where SubAccountType is not null
     group by ProviderName, SubAccountId
     having count(distinct SubAccountType) = 1
@@ -199,7 +225,14 @@ service_subcategories as (
         ServiceName,
         ServiceCategory,
         max(ServiceSubcategory) as ServiceSubcategory
-    from cost_lines
+    from (
+        select
+            {{ blank_as_null('ProviderName') }} as ProviderName,
+            {{ blank_as_null('ServiceName') }} as ServiceName,
+            {{ blank_as_null('ServiceCategory') }} as ServiceCategory,
+            {{ blank_as_null('ServiceSubcategory') }} as ServiceSubcategory
+        from {{ ref('int_billing__cost_lines') }}
+    ) as service_lines
     where ServiceSubcategory is not null
     group by ProviderName, ServiceName, ServiceCategory
     having count(distinct ServiceSubcategory) = 1
@@ -406,40 +439,31 @@ focus_nulls as (
 
 ),
 
-delivered as (
+-- Every line once as delivered, and a commitment purchase with unused commitment once more as that
+-- unused commitment: one pass over the lines (a union of two selects would read them twice).
+row_origins as (
 
-    select
-        {% for name, type in focus_columns -%}
-        {{ delivered_overrides.get(name, name) }} as {{ name }},
-        {% endfor -%}
-        {{ export_project_columns | join(',\n        ') }},
-        'Delivered' as x_row_origin,
-        x_built_at
-    from focus_nulls
+    select 'Delivered' as x_row_origin
+    union all
+    select 'Unused commitment' as x_row_origin
 
 ),
 
-unused_commitments as (
+exported_rows as (
 
     select
         {% for name, type in focus_columns -%}
-        {{ unused_overrides.get(name, name) }} as {{ name }},
+        {{ by_origin[name] }} as {{ name }},
         {% endfor -%}
         {%- for column in export_project_columns -%}
-        {{ unused_overrides.get(column, column) }} as {{ column }},
+        {{ by_origin[column] }} as {{ column }},
         {% endfor -%}
-        'Unused commitment' as x_row_origin,
-        x_built_at
+        row_origins.x_row_origin,
+        focus_nulls.x_built_at
     from focus_nulls
-    where {{ unused_commitment_purchase }}
-
-),
-
-unioned as (
-
-    select * from delivered
-    union all
-    select * from unused_commitments
+    cross join row_origins
+    where row_origins.x_row_origin = 'Delivered'
+        or ({{ unused_commitment_purchase }})
 
 ),
 
@@ -452,9 +476,9 @@ final as (
         {%- for column, name, type in x_columns -%}
         cast({{ column }} as {{ type }}) as {{ name }},
         {% endfor -%}
-        cast(unioned.x_built_at as timestamp) as _cost_lines_built_at,
+        cast(exported_rows.x_built_at as timestamp) as _cost_lines_built_at,
         defaults_key.defaults_key as _defaults_key
-    from unioned
+    from exported_rows
     cross join defaults_key
 
 )

@@ -170,7 +170,7 @@ class Run:
                 "ingest_transform_vs_baseline": round(self.ratio(full, base, cpu=True), 2),
                 "daily_vs_full": round(self.ratio(daily, full, cpu=True), 3),
             },
-            # The target is the project's memory: the baseline is DuckDB alone, with its own defaults.
+            # The target is the memory of the project's own phases; the baseline is DuckDB alone.
             "peak_rss_gb": round(
                 max(phase.peak_rss_bytes for name, phase in self.phases.items() if name != "baseline") / 1e9, 2
             ),

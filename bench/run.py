@@ -7,6 +7,8 @@ For each N (default 1M and 10M), in one process tree and one run:
   (c) transform    `dbt build` of everything downstream (models and their tests), from an empty warehouse
   (d) daily        one more day is delivered (the month to date, re-delivered as AWS does): ingest + dbt build
 
+and once per run, one region's AWS EC2 price list CSV (about 700 MB) parsed as the price feed does.
+
 Every phase runs as a child process; a sampler thread sums the resident memory of the whole tree
 (this process and every descendant, dbt included) from /proc every 50 ms, so "peak RSS" is what the
 machine had to hold at once. Results go to JSON and to the markdown table in docs/benchmarks.md.
@@ -45,7 +47,10 @@ TARGETS = {
     "ingest_transform_vs_baseline": 6.0,
     "peak_rss_gb": 4.0,
     "daily_vs_full": 0.15,
+    "price_list_peak_rss_gb": 1.0,
 }
+PRICE_LIST_FILLER_ROWS = 1_500_000
+"""CPU price rows around the real GPU rows: about the 700 MB of a real us-east-1 EC2 price list CSV."""
 
 
 class TreeMemory:
@@ -318,6 +323,23 @@ def run_one(args: argparse.Namespace, rows: int, work: Path) -> Run:
     return run
 
 
+def run_price_list(args: argparse.Namespace, work: Path) -> dict[str, object]:
+    """One region's EC2 price list parsed as the price feed does: its wall time and the tree's peak memory."""
+    path = work / "price-list" / "us-east-1.csv"
+    filler = 20_000 if args.smoke else PRICE_LIST_FILLER_ROWS
+    env = os.environ | {"PYTHONPATH": str(PROJECT_ROOT)}
+    write = [sys.executable, "-m", "bench.price_list", "write", str(path), "--filler-rows", str(filler)]
+    written = subprocess.run(write, cwd=PROJECT_ROOT, env=env, check=True, capture_output=True, text=True)
+    rows = json.loads(written.stdout)["rows"]
+    print(f"[price list] one region, {rows:,} rows, {path.stat().st_size / 1e6:,.0f} MB …", flush=True)
+    limit = int(args.memory_guard_gb * 1e9) if args.memory_guard_gb else None
+    parse = [sys.executable, "-m", "bench.price_list", "parse", str(path)]
+    phase = _measure("price_list", parse, rows=rows, env=env, cwd=PROJECT_ROOT, limit=limit)
+    result = asdict(phase) | {"file_bytes": path.stat().st_size, "rows_per_second": round(phase.rows_per_second)}
+    shutil.rmtree(path.parent)
+    return result
+
+
 def dbt_timings(target: Path) -> dict[str, object]:
     """Where a dbt build spent its time, from its run_results.json: per resource type, and the slowest nodes."""
     results = json.loads((target / "run_results.json").read_text(encoding="utf-8"))
@@ -387,6 +409,16 @@ def markdown(report: dict[str, object]) -> str:
             f"| {run['rows']:,} | {cpu['ingest_vs_baseline']} | {cpu['ingest_transform_vs_baseline']} "
             f"| {cpu['daily_vs_full']} |"
         )
+    price_list = report.get("price_list")
+    if price_list:
+        peak = round(price_list["peak_rss_bytes"] / 1e9, 2)
+        target = TARGETS["price_list_peak_rss_gb"]
+        lines += ["", "AWS EC2 price list, one region's CSV parsed as the price feed does (`bench/price_list.py`):", ""]
+        lines += ["| rows | file MB | wall s | CPU s | peak RSS (tree) GB |", "|---:|---:|---:|---:|---:|"]
+        lines.append(
+            f"| {price_list['rows']:,} | {price_list['file_bytes'] / 1e6:,.0f} | {price_list['seconds']:.1f} "
+            f"| {price_list['cpu_seconds']:.1f} | {peak} {'✅' if peak < target else '❌'} (< {target}) |"
+        )
     info = report["machine"]
     versions = ", ".join(f"{name} {value}" for name, value in info["versions"].items())
     lines += [
@@ -444,6 +476,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.json is None:
         args.json = args.work / "smoke.json" if args.smoke else PROJECT_ROOT / "docs" / "benchmarks.json"
     report: dict[str, object] = {"machine": machine(), "runs": []}
+    report["price_list"] = run_price_list(args, args.work)
     for rows in sizes:
         run = run_one(args, rows, args.work / f"rows-{rows}")
         report["runs"].append(run.summary())

@@ -13,6 +13,7 @@ import sys
 import time
 from pathlib import Path
 
+from bench.price_list import SNAPSHOT
 from bench.run import RESULTS_BEGIN, RESULTS_END, TreeMemory, write_doc
 from pipelines.lib.settings import PROJECT_ROOT
 
@@ -48,6 +49,12 @@ def test_smoke_run_measures_every_phase_and_reports(tmp_path: Path):
     phases = run["phases"]
     assert run["ingest_vs_baseline"] == round(phases["ingest"]["seconds"] / phases["baseline"]["seconds"], 2)
     assert report["machine"]["cores"] == os.cpu_count()
+    # The price list: the bundled region snapshot's rows (after 5 metadata lines and the header) + 20,000 filler.
+    snapshot_rows = len(SNAPSHOT.read_text(encoding="utf-8").splitlines()) - 6
+    price_list = report["price_list"]
+    assert price_list["rows"] == snapshot_rows + 20_000
+    assert price_list["seconds"] > 0 and price_list["peak_rss_bytes"] > 10_000_000
+    assert "AWS EC2 price list" in completed.stdout
     assert "| 20,000 | (b) ingest |" in completed.stdout
     assert not (tmp_path / "benchmarks.md").exists(), "a smoke run must not overwrite the published figures"
     assert not (tmp_path / "work").joinpath("rows-20000").exists(), "generated data is removed unless --keep"

@@ -71,6 +71,15 @@ def _built_at(home: FinopsHome) -> dict[str, object]:
     return dict(rows)
 
 
+def _january_focus_rows(home: FinopsHome) -> tuple[int, int]:
+    """January's rows of the FOCUS export: (how many are marked 'tampered', how many there are)."""
+    with connect(home.warehouse, read_only=True) as con:
+        return con.execute(
+            f"select count(*) filter (where x_Team = 'tampered'), count(*) from {FOCUS} "
+            "where BillingPeriodStart = '2026-01-01'"
+        ).fetchone()
+
+
 def _parquet_cost(path: Path) -> Decimal:
     """Sum of line_item_unblended_cost over a delivery's Parquet files, read independently of the project."""
     total = Decimal(0)
@@ -93,6 +102,9 @@ def test_incremental_run_after_a_restatement_equals_a_full_refresh(tmp_path: Pat
     ingest(home, "aws_cur")
     _dbt(home, tmp_path / "target")
     before = _built_at(home)
+    # January's FOCUS export rows changed behind dbt's back show which runs rebuild January.
+    with connect(home.warehouse) as con:
+        con.execute(f"update {FOCUS} set x_Team = 'tampered' where BillingPeriodStart = '2026-01-01'")
 
     # February re-delivered with one more day and other values (another seed): a restatement.
     february = write_cur2(tmp_path / "second", rows=2050, seed=2, start=date(2026, 1, 1), days=41, last_month_only=True)
@@ -105,6 +117,16 @@ def test_incremental_run_after_a_restatement_equals_a_full_refresh(tmp_path: Pat
     after = _built_at(home)
     assert after["2026-01"] == before["2026-01"], "January did not change and must not be rebuilt"
     assert after["2026-02"] > before["2026-02"]
+    tampered, january = _january_focus_rows(home)
+    assert tampered == january > 0, "nothing changed in January: its FOCUS rows must not have been rebuilt"
+
+    # The FOCUS export's account and service defaults are learnt from every period: a run that learns
+    # other ones (here: the stored key no longer matches) rebuilds every period.
+    with connect(home.warehouse) as con:
+        con.execute(f"update {FOCUS} set _defaults_key = 'learnt from other lines'")
+    _dbt(home, tmp_path / "target")
+    assert _january_focus_rows(home) == (0, january)
+    assert _built_at(home) == after, "the cost lines did not change"
     incremental = _snapshot(home)
 
     expected_cost = _parquet_cost(first[0].path) + _parquet_cost(february.path)
@@ -127,18 +149,6 @@ def test_incremental_run_after_a_restatement_equals_a_full_refresh(tmp_path: Pat
     _dbt(home, tmp_path / "target")
     assert _snapshot(home) == incremental
     assert min(_built_at(home).values()) > after["2026-02"]
-
-    # The FOCUS export's account and service defaults are learnt from every period: a run that learns
-    # other ones (here: the stored key no longer matches) rebuilds every period, and only then.
-    tamper = f"update {FOCUS} set x_Team = 'tampered' where BillingPeriodStart = '2026-01-01'"
-    with connect(home.warehouse) as con:
-        con.execute(tamper)
-    _dbt(home, tmp_path / "target")
-    assert _snapshot(home)[FOCUS] != incremental[FOCUS], "nothing changed: January must not have been rebuilt"
-    with connect(home.warehouse) as con:
-        con.execute(f"update {FOCUS} set _defaults_key = 'learnt from other lines'")
-    _dbt(home, tmp_path / "target")
-    assert _snapshot(home) == incremental
 
     _dbt(home, tmp_path / "target", "--full-refresh")
     assert _snapshot(home) == incremental

@@ -181,61 +181,22 @@ cost_lines as (
 -- from its own narrow scan of the cost lines (a CTE read twice would be held in memory whole).
 billing_account_types as (
 
-    select
-        ProviderName,
-        BillingAccountId,
-        max(BillingAccountType) as BillingAccountType
-    from (
-        select
-            {{ blank_as_null('ProviderName') }} as ProviderName,
-            {{ blank_as_null('BillingAccountId') }} as BillingAccountId,
-            {{ blank_as_null('BillingAccountType') }} as BillingAccountType
-        from {{ ref('int_billing__cost_lines') }}
-    ) as account_lines
-    where BillingAccountType is not null
-    group by ProviderName, BillingAccountId
-    having count(distinct BillingAccountType) = 1
+    {{ only_value_per_key(ref('int_billing__cost_lines'), ['ProviderName', 'BillingAccountId'], 'BillingAccountType') }}
 
 ),
 
 sub_account_types as (
 
-    select
-        ProviderName,
-        SubAccountId,
-        max(SubAccountType) as SubAccountType
-    from (
-        select
-            {{ blank_as_null('ProviderName') }} as ProviderName,
-            {{ blank_as_null('SubAccountId') }} as SubAccountId,
-            {{ blank_as_null('SubAccountType') }} as SubAccountType
-        from {{ ref('int_billing__cost_lines') }}
-    ) as sub_account_lines
-    where SubAccountType is not null
-    group by ProviderName, SubAccountId
-    having count(distinct SubAccountType) = 1
+    {{ only_value_per_key(ref('int_billing__cost_lines'), ['ProviderName', 'SubAccountId'], 'SubAccountType') }}
 
 ),
 
 -- Likewise the one subcategory a provider's service has where its files name it.
 service_subcategories as (
 
-    select
-        ProviderName,
-        ServiceName,
-        ServiceCategory,
-        max(ServiceSubcategory) as ServiceSubcategory
-    from (
-        select
-            {{ blank_as_null('ProviderName') }} as ProviderName,
-            {{ blank_as_null('ServiceName') }} as ServiceName,
-            {{ blank_as_null('ServiceCategory') }} as ServiceCategory,
-            {{ blank_as_null('ServiceSubcategory') }} as ServiceSubcategory
-        from {{ ref('int_billing__cost_lines') }}
-    ) as service_lines
-    where ServiceSubcategory is not null
-    group by ProviderName, ServiceName, ServiceCategory
-    having count(distinct ServiceSubcategory) = 1
+    {{ only_value_per_key(
+        ref('int_billing__cost_lines'), ['ProviderName', 'ServiceName', 'ServiceCategory'], 'ServiceSubcategory'
+    ) }}
 
 ),
 

@@ -24,11 +24,39 @@ _WINDOWS_DRIVE = re.compile(r"^[A-Za-z]:[\\/]")
 
 
 @dataclass(frozen=True)
+class DeliveryWarning:
+    """Something odd a reader accepted: the spec allows it or providers emit it, or a value had to be derived.
+
+    The delivery loads; the warning is recorded with its load in `audit.quality_results` (severity
+    `warning`) and shown by the CLI, the WARN asset check and the report (docs/data-quality.md).
+    """
+
+    rule: str
+    """A short, stable name for what was seen, e.g. `ChargeType derived as Usage`."""
+    column: str | None
+    rows: int
+    """How many rows it concerns."""
+    message: str
+    """What was seen and what the reader did about it, for a person."""
+    file: str | None = None
+    row: int | None = None
+    """The first row it concerns, as in a rejection's message."""
+
+    def describe(self) -> str:
+        where = [part for part in (self.file, f"row {self.row}" if self.row is not None else None) if part]
+        if self.column is not None:
+            where.append(f"column {self.column}")
+        return (f"{', '.join(where)}: " if where else "") + self.message
+
+
+@dataclass(frozen=True)
 class ParsedDelivery:
     frame: pl.DataFrame
     """Rows in the raw table's column order and types, lineage columns included."""
     format_version: str | None = None
     """The export format and version the parser recognised, e.g. `FOCUS 1.2` or `CUR 2.0`."""
+    warnings: tuple[DeliveryWarning, ...] = ()
+    """What the reader accepted with a warning (derived values, oddities the spec allows)."""
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,12 @@ from typing import Protocol
 
 import polars as pl
 
+from sources.delivery import DeliveryWarning
 from sources.errors import RejectedInput
+
+ERROR = "error"
+WARNING = "warning"
+"""A rule's severity: an `error` rejects the delivery, a `warning` loads it and records what was seen."""
 
 MAX_FIELD_BYTES = 1 << 20
 EARLIEST = datetime(2000, 1, 1)
@@ -111,6 +116,9 @@ class NonNegative:
     """Rows the rule holds on (e.g. usage lines only: a refund may carry a negative quantity); None: all."""
     applies_to: str = ""
     """How `applies` reads in a message, e.g. `on usage lines`."""
+    severity: str = ERROR
+    """`warning` where the spec allows a negative value but it is unusual (FOCUS ConsumedQuantity on usage
+    lines): the reader loads it and the suite records a warning instead of rejecting (docs/data-quality.md)."""
 
 
 @dataclass(frozen=True)
@@ -145,6 +153,8 @@ def check_rows(frame: pl.DataFrame, rules: RowRules = RowRules()) -> None:
                 ),
             )
     for rule in rules.non_negative:
+        if rule.severity != ERROR:
+            continue
         negative = pl.col(rule.column) < 0
         if rule.applies is not None:
             negative = negative & rule.applies.expr()
@@ -197,4 +207,24 @@ def _reject_where(frame: pl.DataFrame, column: str, failed: pl.Expr, describe) -
         describe(value) + more,
         row=int(frame["_source_row"][index]),
         column=column,
+    )
+
+
+def flag_rows(frame: pl.DataFrame, column: str | None, flagged: pl.Expr, rule: str, message: str) -> DeliveryWarning | None:
+    """A warning about the rows `flagged` selects (None when there are none), naming the first one's file and row.
+
+    For what a reader accepts and records rather than rejects: a value it derived, or one the spec allows.
+    """
+    mask = frame.select(flagged.fill_null(False)).to_series()
+    count = int(mask.sum())
+    if not count:
+        return None
+    index = int(mask.arg_true()[0])
+    return DeliveryWarning(
+        rule=rule,
+        column=column,
+        rows=count,
+        message=f"{message} ({count} row{'s' if count > 1 else ''})",
+        file=str(frame["_source_file"][index]) if "_source_file" in frame.columns else None,
+        row=int(frame["_source_row"][index]) if "_source_row" in frame.columns else None,
     )

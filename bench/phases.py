@@ -46,7 +46,7 @@ def ingest(home: FinopsHome, source: str) -> dict[str, object]:
     log = logging.getLogger("bench.ingest")
     with connect(home.warehouse) as con:
         ensure_raw_tables(con)
-        results = ingest_landing_zone(home, con, source=source, table=billing.raw_table, parse=billing.parse, log=log)
+        results = ingest_landing_zone(home, con, billing, log=log)
         _, mismatches = audit_mismatches(con, billing.raw_table)
     rejected = [r.reason for r in results if r.status == "rejected"]
     if rejected or mismatches:

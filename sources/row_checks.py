@@ -210,7 +210,9 @@ def _reject_where(frame: pl.DataFrame, column: str, failed: pl.Expr, describe) -
     )
 
 
-def flag_rows(frame: pl.DataFrame, column: str | None, flagged: pl.Expr, rule: str, message: str) -> DeliveryWarning | None:
+def flag_rows(
+    frame: pl.DataFrame, column: str | None, flagged: pl.Expr, rule: str, message: str
+) -> DeliveryWarning | None:
     """A warning about the rows `flagged` selects (None when there are none), naming the first one's file and row.
 
     For what a reader accepts and records rather than rejects: a value it derived, or one the spec allows.

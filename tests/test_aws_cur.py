@@ -352,7 +352,7 @@ def test_a_new_delivery_restates_its_payer_and_billing_period(tmp_path: Path):
 
 def _ingest(home: FinopsHome):
     with connect(home.warehouse) as con:
-        return ingest_landing_zone(home, con, source="aws_cur", table=AWS_CUR.raw_table, parse=AWS_CUR.parse, log=log)
+        return ingest_landing_zone(home, con, AWS_CUR, log=log)
 
 
 # --- dbt: the staging model's golden cases ------------------------------------------------------

@@ -344,7 +344,7 @@ def home(tmp_path: Path) -> FinopsHome:
 
 def run_ingest(home: FinopsHome, source=AZURE_ACTUAL):
     with connect(home.warehouse) as con:
-        return ingest_landing_zone(home, con, source=source.name, table=source.raw_table, parse=source.parse, log=log)
+        return ingest_landing_zone(home, con, source, log=log)
 
 
 def test_loads_restate_per_account_and_period_and_bad_input_changes_nothing(home: FinopsHome, tmp_path: Path):

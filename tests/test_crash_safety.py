@@ -43,7 +43,7 @@ from pipelines.lib.warehouse import connect
 
 home = FinopsHome(Path(sys.argv[1]))
 with connect(home.warehouse) as con:
-    ingest_landing_zone(home, con, source="focus", table=FOCUS.raw_table, parse=FOCUS.parse, log=logging.getLogger())
+    ingest_landing_zone(home, con, FOCUS, log=logging.getLogger())
 """
 log = logging.getLogger("test_crash_safety")
 
@@ -55,7 +55,7 @@ def home(tmp_path: Path) -> FinopsHome:
 
 def run_ingest(home: FinopsHome):
     with connect(home.warehouse) as con:
-        return ingest_landing_zone(home, con, source="focus", table=FOCUS.raw_table, parse=FOCUS.parse, log=log)
+        return ingest_landing_zone(home, con, FOCUS, log=log)
 
 
 def billed_by_period(home: FinopsHome) -> dict[str, Decimal]:

@@ -407,9 +407,7 @@ def home(tmp_path: Path) -> FinopsHome:
 
 def run_ingest(home: FinopsHome):
     with connect(home.warehouse) as con:
-        return ingest_landing_zone(
-            home, con, source="gcp_billing", table=GCP_BILLING.raw_table, parse=GCP_BILLING.parse, log=log
-        )
+        return ingest_landing_zone(home, con, GCP_BILLING, log=log)
 
 
 REJECTED_DELIVERIES = {

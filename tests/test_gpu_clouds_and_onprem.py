@@ -210,9 +210,7 @@ def finops(tmp_path: Path) -> FinopsHome:
 def run_ingest(home: FinopsHome, source: BillingSource):
     """Process the landing zone; the outcome of each new delivery (loaded ones stay, as duplicates)."""
     with connect(home.warehouse) as con:
-        results = ingest_landing_zone(
-            home, con, source=source.name, table=source.raw_table, parse=source.parse, log=log
-        )
+        results = ingest_landing_zone(home, con, source, log=log)
     return [result for result in results if result.status != "duplicate"]
 
 

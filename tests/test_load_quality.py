@@ -1,4 +1,5 @@
-"""Quality suites on each load: a bad load blocks its downstream, a good one passes; every result is recorded.
+"""Quality suites on each load: a bad delivery is rejected before commit, odd rows load with warnings, every
+result is recorded, and nothing already in raw blocks the models.
 
 Real DuckDB files and real Dagster runs (`dg.materialize`) of the FOCUS ingest asset with its checks.
 The bad delivery is one the parser accepts (its values parse) but the suite must reject.
@@ -15,16 +16,20 @@ from dagster_duckdb import DuckDBResource
 
 from pipelines.defs.ingest.billing import build_ingest_asset
 from pipelines.defs.quality.freshness_checks import build_delivery_freshness_check
-from pipelines.defs.quality.load_quality_checks import QUALITY_SUBJECTS, build_load_quality_check
+from pipelines.defs.quality.load_quality_checks import (
+    QUALITY_SUBJECTS,
+    build_load_quality_check,
+    build_load_warnings_check,
+)
 from pipelines.lib.billing_sources import BILLING_SOURCES, FOCUS, SOURCES_BY_NAME
 from pipelines.lib.freshness import ensure_freshness_view, source_freshness
 from pipelines.lib.landing import register
 from pipelines.lib.quality import build_expectations, loads_to_check
 from pipelines.lib.settings import FinopsHome
-from pipelines.lib.warehouse import connect
+from pipelines.lib.warehouse import connect, load_delivery
 from tests.focus_fixtures import focus_rows, write_csv
 from tests.home_helpers import isolated_home
-from tests.warehouse_helpers import query
+from tests.warehouse_helpers import query, table_fingerprint
 
 FOCUS_SUBJECT = next(subject for subject in QUALITY_SUBJECTS if subject.source == "focus")
 
@@ -75,51 +80,117 @@ def test_good_load_passes_and_every_expectation_is_recorded(home: FinopsHome, tm
         assert loads_to_check(con, FOCUS.raw_table.name) == []
 
 
-def test_bad_load_blocks_downstream_and_names_each_failed_expectation(home: FinopsHome, tmp_path: Path):
+def test_bad_delivery_is_rejected_before_commit_and_blocks_nothing(home: FinopsHome, tmp_path: Path):
+    register(home, "focus", write_csv(tmp_path / "good.csv", focus_rows({}, {"BilledCost": "1.5"})))
+    run_focus(home)
+    before = table_fingerprint(home.warehouse)
     bad = focus_rows(
-        {},
-        {"BillingCurrency": "XYZ"},
+        {"BillingPeriodStart": "2026-10-01T00:00:00Z", "BillingPeriodEnd": "2026-11-01T00:00:00Z"},
+        {
+            "BillingCurrency": "XYZ",
+            "BillingPeriodStart": "2026-10-01T00:00:00Z",
+            "BillingPeriodEnd": "2026-11-01T00:00:00Z",
+        },
         # A negative quantity on a correction line is accepted by the reader and by the suite alike
         # (one rule: sources/row_checks.py); its unknown PricingCategory is what fails.
-        {"PricingCategory": "OnDemand", "ConsumedQuantity": "-2", "ConsumedUnit": "Hours", "ChargeClass": "Correction"},
-        {"ChargePeriodStart": "2026-08-31T00:00:00Z"},
+        {
+            "PricingCategory": "OnDemand",
+            "ConsumedQuantity": "-2",
+            "ConsumedUnit": "Hours",
+            "ChargeClass": "Correction",
+            "BillingPeriodStart": "2026-10-01T00:00:00Z",
+            "BillingPeriodEnd": "2026-11-01T00:00:00Z",
+        },
     )
-    register(home, "focus", write_csv(tmp_path / "bad.csv", bad))
+    delivery = register(home, "focus", write_csv(tmp_path / "bad.csv", bad))
+    result = run_focus(home)
+
+    # The suite ran inside the load's transaction: nothing of the delivery reached raw or audit ...
+    assert table_fingerprint(home.warehouse) == before
+    reason = (home.quarantine / "focus" / f"{delivery.path.name}.reason.txt").read_text()
+    assert "BillingCurrency is an ISO 4217 currency code" in reason
+    assert "PricingCategory is one of Standard, Dynamic, Committed, Other" in reason
+    # ... the first failing rule's row and column are named (row 2: the XYZ line, after the header) ...
+    assert f"file: {delivery.name}" in reason and "row: 2" in reason and "column: BillingCurrency" in reason
+    # ... and nothing is blocked: the check finds no load left to judge, the downstream models run.
+    assert check_passed(result, "load_passes_quality_suite")
+    assert "downstream_of_focus" in materialized(result)
+
+
+def test_warnings_load_and_are_recorded_without_blocking(home: FinopsHome, tmp_path: Path):
+    odd = focus_rows(
+        {},
+        # Late usage billed in a later period, and a usage reversal: both allowed by FOCUS, both odd.
+        {"ChargePeriodStart": "2026-08-31T00:00:00Z", "ChargePeriodEnd": "2026-09-01T00:00:00Z"},
+        {"ConsumedQuantity": "-2", "PricingQuantity": "-2"},
+    )
+    delivery = register(home, "focus", write_csv(tmp_path / "odd.csv", odd))
+    result = run_focus(home, build_load_warnings_check(FOCUS_SUBJECT))
+
+    assert check_passed(result, "load_passes_quality_suite")
+    assert not check_passed(result, "loads_carry_no_warnings")
+    (warned,) = [e for e in result.get_asset_check_evaluations() if e.check_name == "loads_carry_no_warnings"]
+    assert warned.severity == dg.AssetCheckSeverity.WARN
+    assert "downstream_of_focus" in materialized(result)
+    warnings = query(
+        home.warehouse,
+        "select description, severity, unexpected_count, element_count, example_file, example_row "
+        "from audit.quality_results where not passed order by description",
+    )
+    assert warnings == [
+        (
+            "ChargePeriodStart is not before BillingPeriodStart where ChargeClass.isnull()",
+            "warning",
+            1,
+            3,
+            delivery.name,
+            2,
+        ),
+        (
+            "ConsumedQuantity is not negative on usage lines that are not corrections (a correction may be negative)",
+            "warning",
+            1,
+            3,
+            delivery.name,
+            3,
+        ),
+        (
+            "PricingQuantity is not negative on usage lines that are not corrections (a correction may be negative)",
+            "warning",
+            1,
+            3,
+            delivery.name,
+            3,
+        ),
+    ]
+    with connect(home.warehouse) as con:
+        ensure_freshness_view(con, BILLING_SOURCES)
+        assert loads_to_check(con, FOCUS.raw_table.name) == []  # warnings do not keep a load pending
+    status = query(home.warehouse, "select status, loads_with_warnings from audit.source_status where source = 'focus'")
+    assert status == [("ok, with warnings", 1)]
+
+
+def test_a_failing_load_already_in_raw_is_reported_not_blocking(home: FinopsHome, tmp_path: Path):
+    """A load an older version committed unchecked: the check fails, source_status says so, nothing waits on it."""
+    delivery = register(home, "focus", write_csv(tmp_path / "old.csv", focus_rows({"BillingCurrency": "XYZ"})))
+    with connect(home.warehouse) as con:
+        load_delivery(
+            con,
+            FOCUS.raw_table,
+            source="focus",
+            delivery=delivery.name,
+            sha256=delivery.sha256(),
+            frame=FOCUS.parse(delivery).frame,
+        )
     result = run_focus(home)
 
     assert not check_passed(result, "load_passes_quality_suite")
-    assert "raw/focus_cost_and_usage" in materialized(result)
-    assert "downstream_of_focus" not in materialized(result)
-    failed = query(
-        home.warehouse,
-        "select description, unexpected_count, element_count, observed_value "
-        "from audit.quality_results where not passed order by description",
-    )
-    assert failed == [
-        ("BillingCurrency is an ISO 4217 currency code", 1, 4, '1 of 4 rows unexpected, e.g. ["XYZ"]'),
-        # three rows: the correction line is outside this expectation's condition
-        ("ChargePeriodStart is not before BillingPeriodStart where ChargeClass.isnull()", 1, 3, failed[1][3]),
-        ("PricingCategory is one of Standard, Dynamic, Committed, Other", 1, 4, failed[2][3]),
-    ]
-    assert "OnDemand" in failed[2][3]
-    consumed = query(
-        home.warehouse,
-        "select passed, element_count from audit.quality_results "
-        "where description like 'ConsumedQuantity is not negative%'",
-    )
-    assert consumed == [(True, 3)]  # the three plain usage lines; the correction line is not held to it
-
-    # The failed load is checked again on the next run and keeps blocking ...
-    again = run_focus(home)
-    assert not check_passed(again, "load_passes_quality_suite")
-    assert "downstream_of_focus" not in materialized(again)
-
-    # ... until a corrected delivery restates the period and supersedes it.
-    register(home, "focus", write_csv(tmp_path / "fixed.csv", focus_rows({}, {"BilledCost": "2"})))
-    fixed = run_focus(home)
-    assert check_passed(fixed, "load_passes_quality_suite")
-    assert "downstream_of_focus" in materialized(fixed)
-    assert query(home.warehouse, "select count(distinct checked_at) from audit.quality_results") == [(3,)]
+    assert "downstream_of_focus" in materialized(result)
+    with connect(home.warehouse) as con:
+        ensure_freshness_view(con, BILLING_SOURCES)
+    (status,) = query(home.warehouse, "select status, why from audit.source_status where source = 'focus'")
+    assert status[0] == "failing"
+    assert "1 load(s) in raw fail: BillingCurrency is an ISO 4217 currency code" in status[1]
 
 
 def test_every_registered_source_gets_a_suite_with_its_own_facts():

@@ -171,9 +171,7 @@ def test_landing_sensor_skips_deliveries_already_loaded(tmp_path: Path, monkeypa
     home = FinopsHome(tmp_path / "home").ensure()
     register(home, "focus", write_csv(tmp_path / "loaded.csv", focus_rows({})))
     with connect(home.warehouse) as con:
-        results = ingest_landing_zone(
-            home, con, source="focus", table=FOCUS.raw_table, parse=FOCUS.parse, log=logging.getLogger("test")
-        )
+        results = ingest_landing_zone(home, con, FOCUS, log=logging.getLogger("test"))
     assert [r.status for r in results] == ["loaded"]
     waiting = register(home, "focus", write_csv(tmp_path / "waiting.csv", focus_rows({"BilledCost": "2"})))
 

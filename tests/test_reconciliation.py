@@ -55,9 +55,7 @@ def test_reconciliation_per_period_and_invoice_and_a_difference_fails_the_run(tm
     register(home, "focus", write_csv(tmp_path / "sep.csv", rows))
     with connect(home.warehouse) as con:
         ensure_raw_tables(con)
-        loaded = ingest_landing_zone(
-            home, con, source="focus", table=FOCUS.raw_table, parse=FOCUS.parse, log=logging.getLogger("test")
-        )
+        loaded = ingest_landing_zone(home, con, FOCUS, log=logging.getLogger("test"))
     assert [r.status for r in loaded] == ["loaded"]
 
     models = ("--select", "+reconciliation", "+reconciliation_invoices", "--indirect-selection", "cautious")

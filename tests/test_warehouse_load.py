@@ -33,7 +33,7 @@ def home(tmp_path: Path) -> FinopsHome:
 
 def run_ingest(home: FinopsHome):
     with connect(home.warehouse) as con:
-        return ingest_landing_zone(home, con, source="focus", table=FOCUS.raw_table, parse=FOCUS.parse, log=log)
+        return ingest_landing_zone(home, con, FOCUS, log=log)
 
 
 def billed_by_period(home: FinopsHome) -> dict[str, Decimal]:

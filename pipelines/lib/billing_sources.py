@@ -34,7 +34,7 @@ from sources.oci import output_schema as oci_cost_schema
 from sources.oci import parse_cost_report_delivery
 from sources.onprem import output_schema as onprem_gpu_assets_schema
 from sources.onprem import parse_onprem_gpu_assets
-from sources.row_checks import IsNull, NonNegative
+from sources.row_checks import WARNING, IsNull, NonNegative
 
 
 @dataclass(frozen=True)
@@ -93,9 +93,10 @@ FOCUS = BillingSource(
         currency_columns=("PricingCurrency",),
         not_negative=tuple(focus_reader.ROW_RULES.non_negative),
         ordered=(
-            # Corrections (ChargeClass) may restate a charge of an earlier billing period.
-            NotBefore("ChargePeriodStart", "BillingPeriodStart", when=IsNull("ChargeClass")),
-            NotBefore("BillingPeriodEnd", "ChargePeriodEnd", when=IsNull("ChargeClass")),
+            # Corrections (ChargeClass) may restate a charge of an earlier billing period; other lines outside
+            # their period are late usage billed later, which providers emit: loaded with a warning.
+            NotBefore("ChargePeriodStart", "BillingPeriodStart", when=IsNull("ChargeClass"), severity=WARNING),
+            NotBefore("BillingPeriodEnd", "ChargePeriodEnd", when=IsNull("ChargeClass"), severity=WARNING),
             NotBefore("ChargePeriodEnd", "ChargePeriodStart"),
         ),
     ),
@@ -127,8 +128,8 @@ OCI_COST = BillingSource(
         ),
         not_negative=tuple(oci_reader.ROW_RULES.non_negative),
         ordered=(
-            NotBefore("line_item_interval_usage_start", "billing_period_start"),
-            NotBefore("billing_period_end", "line_item_interval_usage_end"),
+            NotBefore("line_item_interval_usage_start", "billing_period_start", severity=WARNING),
+            NotBefore("billing_period_end", "line_item_interval_usage_end", severity=WARNING),
             NotBefore("line_item_interval_usage_end", "line_item_interval_usage_start"),
         ),
     ),
@@ -184,16 +185,17 @@ AWS_CUR = BillingSource(
                     "DistributorDiscount",
                     "Tax",
                 ),
+                severity=WARNING,
             ),
-            AllowedValues("bill_bill_type", ("Anniversary", "Purchase", "Refund")),
-            AllowedValues("pricing_term", ("OnDemand", "Reserved", "Spot")),
+            AllowedValues("bill_bill_type", ("Anniversary", "Purchase", "Refund"), severity=WARNING),
+            AllowedValues("pricing_term", ("OnDemand", "Reserved", "Spot"), severity=WARNING),
         ),
         cost_columns=("line_item_net_unblended_cost", "line_item_blended_cost", "pricing_public_on_demand_cost"),
         currency_columns=("pricing_currency",),
         not_negative=tuple(cur_reader.ROW_RULES.non_negative),
         ordered=(
-            NotBefore("line_item_usage_start_date", "bill_billing_period_start_date"),
-            NotBefore("bill_billing_period_end_date", "line_item_usage_end_date"),
+            NotBefore("line_item_usage_start_date", "bill_billing_period_start_date", severity=WARNING),
+            NotBefore("bill_billing_period_end_date", "line_item_usage_end_date", severity=WARNING),
             NotBefore("line_item_usage_end_date", "line_item_usage_start_date"),
         ),
     ),
@@ -296,19 +298,24 @@ _AZURE_QUALITY = QualityFacts(
                 "RoundingAdjustment",
             ),
             ignore_case=True,
+            severity=WARNING,
         ),
         AllowedValues(
-            "PricingModel", ("OnDemand", "Reservation", "SavingsPlan", "Savings Plan", "Spot"), ignore_case=True
+            "PricingModel",
+            ("OnDemand", "Reservation", "SavingsPlan", "Savings Plan", "Spot"),
+            ignore_case=True,
+            severity=WARNING,
         ),
-        AllowedValues("Frequency", ("UsageBased", "Recurring", "OneTime"), ignore_case=True),
+        AllowedValues("Frequency", ("UsageBased", "Recurring", "OneTime"), ignore_case=True, severity=WARNING),
     ),
     cost_columns=("CostInPricingCurrency", "PayGCostInBillingCurrency"),
     currency_columns=("PricingCurrency",),
     not_negative=tuple(azure_reader.ROW_RULES.non_negative),
     ordered=(
-        NotBefore("Date", "_billing_period_start"),
+        # Late usage billed in a later period (a Date before its BillingPeriodStartDate) is real: a warning.
+        NotBefore("Date", "_billing_period_start", severity=WARNING),
         # Azure's BillingPeriodEndDate is the period's last day, inclusive.
-        NotBefore("BillingPeriodEndDate", "Date"),
+        NotBefore("BillingPeriodEndDate", "Date", severity=WARNING),
     ),
 )
 
@@ -359,16 +366,19 @@ GCP_BILLING = BillingSource(
     quality=QualityFacts(
         keys=("billing_period_end", "usage_start_time", "usage_end_time", "cost", "cost_type"),
         allowed_values=(
-            AllowedValues("cost_type", ("regular", "tax", "adjustment", "rounding error")),
+            AllowedValues("cost_type", ("regular", "tax", "adjustment", "rounding error"), severity=WARNING),
             AllowedValues(
-                "transaction_type", ("GOOGLE", "THIRD_PARTY_RESELLER", "THIRD_PARTY_AGENCY"), ignore_case=True
+                "transaction_type",
+                ("GOOGLE", "THIRD_PARTY_RESELLER", "THIRD_PARTY_AGENCY"),
+                ignore_case=True,
+                severity=WARNING,
             ),
         ),
         cost_columns=("cost", "credits_amount", "cost_at_list"),
         not_negative=tuple(gcp_reader.ROW_RULES.non_negative),
         ordered=(
             # Google bills late-reported usage in a later invoice month, never usage from a later one.
-            NotBefore("billing_period_end", "usage_start_time"),
+            NotBefore("billing_period_end", "usage_start_time", severity=WARNING),
             NotBefore("usage_end_time", "usage_start_time"),
         ),
     ),

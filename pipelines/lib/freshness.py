@@ -22,6 +22,7 @@ from typing import Protocol
 
 import duckdb
 
+from pipelines.lib.quality import ensure_quality_table
 from pipelines.lib.warehouse import RawTable, ReferenceTable, ensure_tables, quote_identifier
 
 
@@ -92,6 +93,69 @@ CROSS JOIN now_utc AS n
 """
 
 
+SOURCE_STATUS_VIEW = """
+CREATE OR REPLACE VIEW audit.source_status AS
+WITH live_loads AS (
+    SELECT source, count(*) AS live_loads, max(loaded_at) AS last_loaded_at
+    FROM audit.loads
+    WHERE status = 'loaded'
+    GROUP BY source
+),
+latest_check AS (
+    SELECT load_id, max(checked_at) AS checked_at FROM audit.quality_results GROUP BY load_id
+),
+failed_in_raw AS (
+    SELECT l.source, q.load_id, q.severity, q.description
+    FROM audit.quality_results AS q
+    JOIN latest_check USING (load_id, checked_at)
+    JOIN audit.loads AS l USING (load_id)
+    WHERE l.status = 'loaded' AND NOT q.passed
+),
+by_source AS (
+    SELECT
+        source,
+        count(DISTINCT CASE WHEN severity = 'error' THEN load_id END) AS loads_failing,
+        count(DISTINCT CASE WHEN severity <> 'error' THEN load_id END) AS loads_with_warnings,
+        string_agg(DISTINCT CASE WHEN severity = 'error' THEN description END, '; ') AS failing_rules,
+        string_agg(DISTINCT CASE WHEN severity <> 'error' THEN description END, '; ') AS warning_rules
+    FROM failed_in_raw
+    GROUP BY source
+)
+SELECT
+    f.source,
+    f.raw_table,
+    CASE
+        WHEN coalesce(b.loads_failing, 0) > 0 THEN 'failing'
+        WHEN f.status = 'late' THEN 'stale'
+        WHEN f.status = 'never delivered' THEN 'never delivered'
+        WHEN coalesce(b.loads_with_warnings, 0) > 0 THEN 'ok, with warnings'
+        ELSE 'ok'
+    END AS status,
+    CASE
+        WHEN coalesce(b.loads_failing, 0) > 0
+            THEN b.loads_failing || ' load(s) in raw fail: ' || b.failing_rules
+        WHEN f.status = 'late'
+            THEN 'no delivery since ' || strftime(f.last_delivery, '%Y-%m-%d %H:%M') || ' UTC, expected by '
+                 || strftime(f.expected_by, '%Y-%m-%d %H:%M') || ' UTC'
+        WHEN coalesce(b.loads_with_warnings, 0) > 0
+            THEN b.loads_with_warnings || ' load(s) in raw carry warnings: ' || b.warning_rules
+    END AS why,
+    f.last_delivery,
+    f.expected_by,
+    coalesce(l.live_loads, 0) AS live_loads,
+    coalesce(b.loads_failing, 0) AS loads_failing,
+    coalesce(b.loads_with_warnings, 0) AS loads_with_warnings,
+    b.failing_rules,
+    b.warning_rules
+FROM audit.freshness AS f
+LEFT JOIN live_loads AS l USING (source)
+LEFT JOIN by_source AS b USING (source)
+"""
+"""One row per source: `ok`, `ok, with warnings`, `stale` (late), `failing` (a load in raw breaks an
+error rule: only loads no quality gate saw can) or `never delivered`, and why. Rejected deliveries are
+not here: they never reach the warehouse (see FINOPS_HOME/quarantine)."""
+
+
 @dataclass(frozen=True)
 class Freshness:
     source: str
@@ -127,6 +191,7 @@ def ensure_freshness_view(con: duckdb.DuckDBPyConnection, sources: Iterable[Deli
         ensure_tables(con, source.raw_table)  # audit.loads too, before the first delivery ever
     con.begin()
     try:
+        con.execute("DROP VIEW IF EXISTS audit.source_status")
         con.execute("DROP VIEW IF EXISTS audit.freshness")
         con.execute("DROP TABLE IF EXISTS audit.delivery_cadence")
         con.execute(
@@ -147,6 +212,8 @@ def ensure_freshness_view(con: duckdb.DuckDBPyConnection, sources: Iterable[Deli
             ],
         )
         con.execute(FRESHNESS_VIEW.format(observed=_observed_sql(sources)))
+        ensure_quality_table(con)
+        con.execute(SOURCE_STATUS_VIEW)
     except BaseException:
         con.rollback()
         raise

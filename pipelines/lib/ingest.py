@@ -1,21 +1,28 @@
-"""Run one source's landing zone through parse → validate → load, quarantining what is rejected."""
+"""Run one source's landing zone through parse → load → quality gate → commit, quarantining what is rejected.
+
+The reader rejects what cannot be read faithfully; the source's Great Expectations suite then runs on
+the delivery's rows inside the load transaction (`QualityGate`), so a delivery breaking an
+error-severity rule is rolled back and quarantined like an unreadable one, and one that loads carries
+its warnings (the reader's and the suite's) in `audit.quality_results` from the moment it commits.
+"""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 
 from pipelines.lib.landing import pending_deliveries, quarantine
+from pipelines.lib.quality import QualityGate, QualityReport
 from pipelines.lib.settings import FinopsHome
-from pipelines.lib.warehouse import RawTable, find_load, load_delivery
-from sources.delivery import Delivery, ParsedDelivery
+from pipelines.lib.warehouse import find_load, load_delivery
+from sources.delivery import Delivery
 from sources.errors import RejectedInput
 
-Parser = Callable[[Delivery], ParsedDelivery]
+if TYPE_CHECKING:
+    from pipelines.lib.billing_sources import BillingSource
 
 
 @dataclass(frozen=True)
@@ -29,64 +36,74 @@ class DeliveryResult:
     billing_periods: list[str] = field(default_factory=list)
     totals: dict[str, dict[str, str]] = field(default_factory=dict)
     reason: str | None = None
+    warnings: list[dict[str, Any]] = field(default_factory=list)
+    """Per warning rule of a loaded delivery: `rule`, `column`, `rows`, `example` (file and row)."""
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
+def _warnings_of(report: QualityReport) -> list[dict[str, Any]]:
+    return [
+        {
+            "rule": warning.description,
+            "column": warning.column_name,
+            "rows": warning.unexpected_count,
+            "example": f"{warning.example_file} row {warning.example_row}" if warning.example_file else None,
+        }
+        for warning in report.warnings
+    ]
+
+
 def ingest_landing_zone(
     home: FinopsHome,
     con: duckdb.DuckDBPyConnection,
+    source: BillingSource,
     *,
-    source: str,
-    table: RawTable,
-    parse: Parser,
     log: logging.Logger,
+    run_id: str | None = None,
 ) -> list[DeliveryResult]:
-    deliveries = pending_deliveries(home, source)
-    log.info("%d deliveries in %s", len(deliveries), home.landing_for(source))
+    deliveries = pending_deliveries(home, source.name)
+    log.info("%d deliveries in %s", len(deliveries), home.landing_for(source.name))
+    gate = QualityGate(source.raw_table, source.quality, source.name, run_id)
     results = []
     for number, delivery in enumerate(deliveries, start=1):
-        result = _ingest_one(home, con, delivery, source=source, table=table, parse=parse)
-        log.info(
-            "[%d/%d] %s: %s%s",
-            number,
-            len(deliveries),
-            delivery.name,
-            result.status,
-            f" ({result.rows} rows)" if result.status == "loaded" else f" ({result.reason})" if result.reason else "",
-        )
+        result = _ingest_one(home, con, delivery, source=source, gate=gate)
+        detail = {"loaded": f" ({result.rows} rows)", "rejected": f" ({result.reason})"}.get(result.status, "")
+        if result.warnings:
+            detail += f", {len(result.warnings)} warning(s): " + "; ".join(w["rule"] for w in result.warnings)
+        log.info("[%d/%d] %s: %s%s", number, len(deliveries), delivery.name, result.status, detail)
         results.append(result)
     return results
 
 
 def _ingest_one(
-    home: FinopsHome,
-    con: duckdb.DuckDBPyConnection,
-    delivery: Delivery,
-    *,
-    source: str,
-    table: RawTable,
-    parse: Parser,
+    home: FinopsHome, con: duckdb.DuckDBPyConnection, delivery: Delivery, *, source: BillingSource, gate: QualityGate
 ) -> DeliveryResult:
+    checked: list[QualityReport] = []
     try:
         sha256 = delivery.sha256()
-        existing = find_load(con, source, sha256)
+        existing = find_load(con, source.name, sha256)
         if existing is not None:
             return DeliveryResult(delivery=delivery.name, status="duplicate", load_id=existing)
-        parsed = parse(delivery)
+        parsed = source.parse(delivery)
+        outcome = load_delivery(
+            con,
+            source.raw_table,
+            source=source.name,
+            delivery=delivery.name,
+            sha256=sha256,
+            frame=parsed.frame,
+            format_version=parsed.format_version,
+            before_commit=lambda load_id: checked.append(
+                gate.check(
+                    con, load_id, delivery=delivery.name, rows=parsed.frame.height, reader_warnings=parsed.warnings
+                )
+            ),
+        )
     except RejectedInput as error:
         quarantine(home, delivery, error)
         return DeliveryResult(delivery=delivery.name, status="rejected", reason=error.describe())
-    outcome = load_delivery(
-        con,
-        table,
-        source=source,
-        delivery=delivery.name,
-        sha256=sha256,
-        frame=parsed.frame,
-        format_version=parsed.format_version,
-    )
     return DeliveryResult(
         delivery=delivery.name,
         status=outcome.status,
@@ -95,4 +112,5 @@ def _ingest_one(
         replaced_rows=outcome.replaced_rows,
         billing_periods=outcome.billing_periods,
         totals=outcome.totals,
+        warnings=_warnings_of(checked[0]) if checked else [],
     )

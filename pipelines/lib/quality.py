@@ -8,9 +8,12 @@ bounded batches, with an ephemeral GX context: no project folder, no progress ba
 Quantities that must not be negative are the reader's own `NonNegative` rules (sources/row_checks.py),
 so a line the reader accepts is a line the suite accepts.
 
-A load is checked until it passes once (its rows never change afterwards; a restatement replaces
-them with a new load). A load that failed is checked again on every run, so a bad delivery keeps
-blocking its downstream until a corrected delivery supersedes it.
+Every rule has a severity (docs/data-quality.md): an `error` is what cannot be represented faithfully
+and rejects the delivery, a `warning` is what the spec allows or providers emit and only records
+what was seen. A billing delivery's suite runs on its rows inside the load transaction, before the
+commit (`QualityGate`): a delivery with an error never reaches raw. The asset checks then validate
+only loads no gate has seen (loads of older versions, reference feeds). A load is checked until it
+passes once (its rows never change afterwards; a restatement replaces them with a new load).
 """
 
 from __future__ import annotations
@@ -26,7 +29,9 @@ import polars as pl
 
 from pipelines.lib.currencies import ISO_4217_CURRENCIES
 from pipelines.lib.warehouse import RawTable, ReferenceTable, quote_identifier
-from sources.row_checks import Condition, NonNegative
+from sources.delivery import DeliveryWarning
+from sources.errors import RejectedInput
+from sources.row_checks import ERROR, WARNING, Condition, NonNegative
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -38,6 +43,9 @@ BATCH_ROWS = 100_000
 """Rows validated at a time, so a large load never has to fit in memory at once."""
 
 LINEAGE_COLUMNS = ("_load_id", "_ingested_at")
+ROW_LOCATION_COLUMNS = ("_source_file", "_source_row")
+"""Where a raw table carries them, failing rows are reported by file and row."""
+_GX_SEVERITY = {ERROR: "critical", WARNING: "warning"}
 
 
 @dataclass(frozen=True)
@@ -46,6 +54,8 @@ class AllowedValues:
     values: tuple[str, ...]
     ignore_case: bool = False
     """Compare trimmed and case-insensitively: for exports whose casing varies (Azure's `ChargeType`)."""
+    severity: str = ERROR
+    """`warning` for a provider's own vocabulary, which grows without notice (an unknown value loads)."""
 
 
 @dataclass(frozen=True)
@@ -55,6 +65,7 @@ class NotBefore:
     column: str
     bound: str
     when: Condition | None = None
+    severity: str = ERROR
 
 
 @dataclass(frozen=True)
@@ -68,6 +79,7 @@ class InRange:
     strict_min: bool = False
     unit: str = ""
     """How the range reads in the description, e.g. `%` or `a ratio`."""
+    severity: str = ERROR
 
 
 @dataclass(frozen=True)
@@ -113,6 +125,11 @@ class QualityResult:
     passed: bool
     checked_at: datetime
     run_id: str | None = None
+    severity: str = ERROR
+    """`error` (a failure rejects the delivery) or `warning` (recorded; the delivery loads)."""
+    example_file: str | None = None
+    example_row: int | None = None
+    """The first failing row's file and row number, where the raw table records them."""
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self) | {"checked_at": self.checked_at.isoformat(timespec="seconds")}
@@ -128,11 +145,16 @@ class QualityReport:
 
     @property
     def passed(self) -> bool:
-        return all(result.passed for result in self.results)
+        return not self.failures
 
     @property
     def failures(self) -> list[QualityResult]:
-        return [result for result in self.results if not result.passed]
+        """Failed error-severity expectations: what would have rejected the delivery."""
+        return [result for result in self.results if not result.passed and result.severity == ERROR]
+
+    @property
+    def warnings(self) -> list[QualityResult]:
+        return [result for result in self.results if not result.passed and result.severity != ERROR]
 
 
 QUALITY_RESULTS_DDL = """
@@ -148,7 +170,10 @@ CREATE TABLE IF NOT EXISTS audit.quality_results (
     element_count BIGINT,
     passed BOOLEAN NOT NULL,
     checked_at TIMESTAMP NOT NULL,
-    run_id VARCHAR
+    run_id VARCHAR,
+    severity VARCHAR NOT NULL DEFAULT 'error',
+    example_file VARCHAR,
+    example_row BIGINT
 )
 """
 
@@ -156,6 +181,10 @@ CREATE TABLE IF NOT EXISTS audit.quality_results (
 def ensure_quality_table(con: duckdb.DuckDBPyConnection) -> None:
     con.execute("CREATE SCHEMA IF NOT EXISTS audit")
     con.execute(QUALITY_RESULTS_DDL)
+    # Warehouses from before severities: every result they hold was an error-severity one.
+    con.execute("ALTER TABLE audit.quality_results ADD COLUMN IF NOT EXISTS severity VARCHAR DEFAULT 'error'")
+    con.execute("ALTER TABLE audit.quality_results ADD COLUMN IF NOT EXISTS example_file VARCHAR")
+    con.execute("ALTER TABLE audit.quality_results ADD COLUMN IF NOT EXISTS example_row BIGINT")
 
 
 def _expected_type(dtype: pl.DataType) -> str:
@@ -206,6 +235,7 @@ def build_expectations(table: RawTable | ReferenceTable, facts: QualityFacts) ->
                     column=allowed.column,
                     regex=rf"(?i)^\s*({pattern})\s*$",
                     description=f"{allowed.column} is one of {listed} (any case)",
+                    severity=_GX_SEVERITY[allowed.severity],
                 )
             )
         else:
@@ -214,6 +244,7 @@ def build_expectations(table: RawTable | ReferenceTable, facts: QualityFacts) ->
                     column=allowed.column,
                     value_set=list(allowed.values),
                     description=f"{allowed.column} is one of {listed}",
+                    severity=_GX_SEVERITY[allowed.severity],
                 )
             )
     for column in dict.fromkeys((*currencies, *facts.currency_columns)):
@@ -239,6 +270,7 @@ def build_expectations(table: RawTable | ReferenceTable, facts: QualityFacts) ->
                 column=rule.column,
                 min_value=0,
                 description=f"{rule.column} is not negative" + (f" {rule.applies_to}" if rule.applies_to else ""),
+                severity=_GX_SEVERITY[rule.severity],
                 **_row_condition(rule.applies),
             )
         )
@@ -253,6 +285,7 @@ def build_expectations(table: RawTable | ReferenceTable, facts: QualityFacts) ->
                 strict_min=rule.strict_min,
                 description=f"{rule.column} is within {low}{_bound(rule.min_value, '-∞')}, "
                 f"{_bound(rule.max_value, '∞')}]{unit}" + _where(rule.when),
+                severity=_GX_SEVERITY[rule.severity],
                 **_row_condition(rule.when),
             )
         )
@@ -264,6 +297,7 @@ def build_expectations(table: RawTable | ReferenceTable, facts: QualityFacts) ->
                 or_equal=True,
                 ignore_row_if="either_value_is_missing",
                 description=f"{rule.column} is not before {rule.bound}" + _where(rule.when),
+                severity=_GX_SEVERITY[rule.severity],
                 **_row_condition(rule.when),
             )
         )
@@ -336,11 +370,14 @@ class _Tally:
 
     expectation: str
     column: str | None
+    severity: str = ERROR
     passed: bool = True
     unexpected: int | None = None
     elements: int | None = None
     observed: str | None = None
     examples: list[Any] = field(default_factory=list)
+    first_row: tuple[str, int] | None = None
+    """(file, row) of the first failing row, where the table records where its rows came from."""
 
     def add(self, result: Any) -> None:
         self.passed = self.passed and bool(result.success)
@@ -349,6 +386,9 @@ class _Tally:
             self.unexpected = (self.unexpected or 0) + int(body["unexpected_count"] or 0)
             self.elements = (self.elements or 0) + int(body.get("element_count") or 0)
             self.examples += [value for value in body.get("partial_unexpected_list") or [] if len(self.examples) < 5]
+        located = body.get("partial_unexpected_index_list") or []
+        if self.first_row is None and located and isinstance(located[0], dict) and "_source_row" in located[0]:
+            self.first_row = (str(located[0]["_source_file"]), int(located[0]["_source_row"]))
         if "observed_value" in body and (self.observed is None or not result.success):
             self.observed = _short(body["observed_value"])
         error = _exception_message(result)
@@ -387,20 +427,13 @@ def validate_load(
     load_id: str,
     run_id: str | None = None,
     validation: Any = None,
+    record: bool = True,
 ) -> list[QualityResult]:
-    """Run the table's suite over one load's rows and append every expectation's result to audit.quality_results."""
+    """Run the table's suite over one load's rows; every expectation's result is appended to
+    audit.quality_results unless `record` is false (the gate records them once it knows the outcome)."""
     ensure_quality_table(con)
     validation = validation or _ephemeral_validation(table, facts)
-    tallies: dict[str, _Tally] = {}
-    for frame in _batches(con, table.name, load_id, facts.derived):
-        outcome = validation.run(
-            batch_parameters={"dataframe": frame},
-            result_format={"result_format": "SUMMARY", "partial_unexpected_count": 5},
-        )
-        for result in outcome.results:
-            config = result.expectation_config
-            tally = tallies.setdefault(config.description, _Tally(config.type, config.kwargs.get("column")))
-            tally.add(result)
+    tallies = _run_suite(con, table, facts, load_id, validation)
     checked_at = datetime.now(UTC).replace(tzinfo=None)
     results = [
         QualityResult(
@@ -416,14 +449,37 @@ def validate_load(
             passed=tally.passed,
             checked_at=checked_at,
             run_id=run_id,
+            severity=tally.severity,
+            example_file=tally.first_row[0] if tally.first_row else None,
+            example_row=tally.first_row[1] if tally.first_row else None,
         )
         for description, tally in tallies.items()
     ]
-    _record(con, results)
+    if record:
+        record_results(con, results)
     return results
 
 
-def _record(con: duckdb.DuckDBPyConnection, results: Sequence[QualityResult]) -> None:
+def _run_suite(
+    con: duckdb.DuckDBPyConnection, table: RawTable | ReferenceTable, facts: QualityFacts, load_id: str, validation: Any
+) -> dict[str, _Tally]:
+    """Each expectation's result over the load's rows, summed over its batches, by description."""
+    located = all(column in table.columns for column in ROW_LOCATION_COLUMNS)
+    result_format: dict[str, Any] = {"result_format": "SUMMARY", "partial_unexpected_count": 5}
+    if located:
+        result_format["unexpected_index_column_names"] = list(ROW_LOCATION_COLUMNS)
+    tallies: dict[str, _Tally] = {}
+    for frame in _batches(con, table.name, load_id, facts.derived):
+        outcome = validation.run(batch_parameters={"dataframe": frame}, result_format=result_format)
+        for result in outcome.results:
+            config = result.expectation_config
+            severity = WARNING if str(config.severity.value) == "warning" else ERROR
+            tally = tallies.setdefault(config.description, _Tally(config.type, config.kwargs.get("column"), severity))
+            tally.add(result)
+    return tallies
+
+
+def record_results(con: duckdb.DuckDBPyConnection, results: Sequence[QualityResult]) -> None:
     if not results:
         return
     frame = pl.DataFrame([asdict(result) for result in results], infer_schema_length=None)
@@ -473,7 +529,7 @@ def loads_to_check(
             from audit.quality_results as q
             join latest using (load_id, checked_at)
             group by q.load_id
-            having bool_and(q.passed)
+            having bool_and(q.passed or q.severity <> 'error')
         )
         select load_id
         from audit.loads
@@ -519,3 +575,136 @@ def check_pending_loads(
             con, table, facts, source=source, load_id=load_id, run_id=run_id, validation=validation
         )
     return QualityReport(source=source, checked_loads=pending, results=results)
+
+
+@dataclass(frozen=True)
+class LiveWarning:
+    """A warning recorded for a load whose rows are in raw now."""
+
+    load_id: str
+    delivery: str
+    rule: str
+    column: str | None
+    rows: int | None
+    example: str | None
+    observed: str
+
+
+def live_warnings(
+    con: duckdb.DuckDBPyConnection, table_name: str, *, load_source: str | None = None
+) -> list[LiveWarning]:
+    """Warning-severity results of the latest check of every load of `table_name` not superseded."""
+    ensure_quality_table(con)
+    rows = con.execute(
+        """
+        with latest as (
+            select load_id, max(checked_at) as checked_at from audit.quality_results group by load_id
+        )
+        select q.load_id, l.delivery, q.description, q.column_name, q.unexpected_count,
+               case when q.example_file is not null then q.example_file || ' row ' || q.example_row end,
+               q.observed_value
+        from audit.quality_results as q
+        join latest using (load_id, checked_at)
+        join audit.loads as l using (load_id)
+        where l.raw_table = ? and l.status = 'loaded' and (?::VARCHAR is null or l.source = ?)
+          and not q.passed and q.severity = 'warning'
+        order by l.loaded_at, q.description
+        """,
+        [table_name, load_source, load_source],
+    ).fetchall()
+    return [LiveWarning(*row) for row in rows]
+
+
+class FailedQualitySuite(RejectedInput):
+    """A delivery whose rows break an error-severity rule of its suite: rejected before its load commits."""
+
+    def __init__(self, delivery: str, failures: Sequence[QualityResult]):
+        first = failures[0]
+        listed = "; ".join(f"{f.description} ({f.observed_value})" for f in failures[:3])
+        more = f"; and {len(failures) - 3} more rule(s)" if len(failures) > 3 else ""
+        super().__init__(
+            first.example_file or delivery,
+            f"{listed}{more}. Checked before the load committed: nothing was written to the warehouse",
+            row=first.example_row,
+            column=first.column_name,
+        )
+        self.failures = list(failures)
+
+
+def reader_warning_results(
+    warnings: Sequence[DeliveryWarning], *, load_id: str, source: str, raw_table: str, rows: int, run_id: str | None
+) -> list[QualityResult]:
+    """What a reader accepted with a warning, as results beside the suite's (expectation `reader_warning`)."""
+    checked_at = datetime.now(UTC).replace(tzinfo=None)
+    return [
+        QualityResult(
+            load_id=load_id,
+            source=source,
+            raw_table=raw_table,
+            expectation="reader_warning",
+            column_name=warning.column,
+            description=warning.rule,
+            observed_value=_short(warning.message),
+            unexpected_count=warning.rows,
+            element_count=rows,
+            passed=False,
+            checked_at=checked_at,
+            run_id=run_id,
+            severity=WARNING,
+            example_file=warning.file,
+            example_row=warning.row,
+        )
+        for warning in warnings
+    ]
+
+
+@dataclass
+class QualityGate:
+    """A raw table's suite, run on a delivery's rows inside its load transaction, before the commit.
+
+    `load_delivery(before_commit=...)` calls it once the rows are inserted (visible only to this
+    transaction): an error-severity failure raises `FailedQualitySuite`, so the transaction rolls back
+    and the delivery goes to quarantine; otherwise every result, warnings included, is recorded in the
+    same transaction as the load, so the load is committed already checked.
+    """
+
+    table: RawTable
+    facts: QualityFacts
+    source: str
+    run_id: str | None = None
+    _validation: Any = field(default=None, init=False, repr=False)
+
+    def check(
+        self,
+        con: duckdb.DuckDBPyConnection,
+        load_id: str,
+        *,
+        delivery: str,
+        rows: int,
+        reader_warnings: Sequence[DeliveryWarning] = (),
+    ) -> QualityReport:
+        if self._validation is None:
+            self._validation = _ephemeral_validation(self.table, self.facts)
+        results = validate_load(
+            con,
+            self.table,
+            self.facts,
+            source=self.source,
+            load_id=load_id,
+            run_id=self.run_id,
+            validation=self._validation,
+            record=False,
+        )
+        results += reader_warning_results(
+            reader_warnings,
+            load_id=load_id,
+            source=self.source,
+            raw_table=self.table.name,
+            rows=rows,
+            run_id=self.run_id,
+        )
+        report = QualityReport(source=self.source, checked_loads=[load_id], results=results)
+        if report.failures:
+            raise FailedQualitySuite(delivery, report.failures)
+        record_results(con, results)
+        return report

@@ -5,7 +5,8 @@ delivery covers, insert the delivery, record it in `audit.loads` and `audit.load
 every key that held rows before, what it held before and after in `audit.restatements`. Either
 all of it lands or none of it does (a process killed mid-load leaves the warehouse as it was:
 DuckDB only writes a transaction to its log on commit). A delivery whose sha256 was loaded
-before changes nothing.
+before changes nothing. A `before_commit` callback (the quality gate) sees the delivery's rows in
+raw inside the transaction and can still reject it: raising rolls the whole load back.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import json
 import os
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -197,8 +198,13 @@ def load_delivery(
     sha256: str,
     frame: pl.DataFrame,
     format_version: str | None = None,
+    before_commit: Callable[[str], object] | None = None,
 ) -> LoadOutcome:
-    """Load one validated delivery, replacing the account × billing-period keys it covers (or all, for a snapshot)."""
+    """Load one parsed delivery, replacing the account × billing-period keys it covers (or all, for a snapshot).
+
+    `before_commit(load_id)` runs last inside the transaction, with the delivery's rows in raw; if it
+    raises, nothing of the load is committed.
+    """
     ensure_tables(con, table)
     existing = find_load(con, source, sha256)
     if existing is not None:
@@ -259,6 +265,8 @@ def load_delivery(
                 """,
                 [load_id, replaced_loads],
             )
+        if before_commit is not None:
+            before_commit(load_id)
     return _outcome_of(con, load_id, status="loaded")
 
 

@@ -36,7 +36,7 @@ from sources.delivery import Delivery, ParsedDelivery
 from sources.errors import RejectedInput
 from sources.focus.columns import Kind
 from sources.focus.reader import DECIMAL, TIMESTAMP, read_raw, reject_first, report_unparsed, typed_column
-from sources.row_checks import NonNegative, OneOf, RowRules, check_rows
+from sources.row_checks import WARNING, NonNegative, OneOf, RowRules, check_rows
 
 CUR_DATA_SUFFIXES = (".csv", ".csv.gz", ".gz", ".parquet")
 _ZIP_MAGIC = b"PK\x03\x04"
@@ -60,6 +60,7 @@ ROW_RULES = RowRules(
             "line_item_usage_amount",
             OneOf("line_item_line_item_type", _USAGE_LINE_TYPES),
             "on usage lines (credits and refunds may be negative)",
+            severity=WARNING,
         ),
     ),
     line_item_key=("identity_line_item_id", "identity_time_interval"),

@@ -35,7 +35,7 @@ from sources.delivery import Delivery, ParsedDelivery
 from sources.errors import RejectedInput
 from sources.focus.columns import DECIMAL_PRECISION, DECIMAL_SCALE
 from sources.focus.reader import first_line, read_raw, reject_first, shorten
-from sources.row_checks import NonNegative, OneOf, RowRules, check_rows
+from sources.row_checks import WARNING, NonNegative, OneOf, RowRules, check_rows
 
 DECIMAL = pl.Decimal(DECIMAL_PRECISION, DECIMAL_SCALE)
 TIMESTAMP = pl.Datetime("us")
@@ -208,7 +208,10 @@ def output_schema() -> dict[str, pl.DataType]:
 ROW_RULES = RowRules(
     non_negative=(
         NonNegative(
-            "Quantity", OneOf("ChargeType", ("Usage",), ignore_case=True), "on usage lines (a refund may be negative)"
+            "Quantity",
+            OneOf("ChargeType", ("Usage",), ignore_case=True),
+            "on usage lines (a refund may be negative)",
+            severity=WARNING,
         ),
     )
 )

@@ -38,7 +38,7 @@ from sources.focus.columns import (
     Kind,
 )
 from sources.manifests import listed_data_files
-from sources.row_checks import AllOf, IsNull, NonNegative, OneOf, RowRules, check_rows
+from sources.row_checks import WARNING, AllOf, IsNull, NonNegative, OneOf, RowRules, check_rows
 
 DECIMAL = pl.Decimal(DECIMAL_PRECISION, DECIMAL_SCALE)
 TIMESTAMP = pl.Datetime("us")
@@ -64,7 +64,13 @@ DATETIME_FORMATS = (
 _PLAIN_USAGE = AllOf((OneOf("ChargeCategory", ("Usage",)), IsNull("ChargeClass")))
 ROW_RULES = RowRules(
     non_negative=tuple(
-        NonNegative(column, _PLAIN_USAGE, "on usage lines that are not corrections (a correction may be negative)")
+        # FOCUS allows any decimal (ConsumedQuantity, PricingQuantity); Microsoft emits usage reversals this way.
+        NonNegative(
+            column,
+            _PLAIN_USAGE,
+            "on usage lines that are not corrections (a correction may be negative)",
+            severity=WARNING,
+        )
         for column in ("ConsumedQuantity", "PricingQuantity")
     )
 )

@@ -47,7 +47,7 @@ import polars as pl
 from sources.delivery import Delivery, ParsedDelivery
 from sources.errors import RejectedInput
 from sources.focus.reader import check_utf8_text
-from sources.row_checks import NonNegative, OneOf, RowRules, check_rows
+from sources.row_checks import WARNING, NonNegative, OneOf, RowRules, check_rows
 
 DECIMAL_SCALE = 12
 DECIMAL = pl.Decimal(38, DECIMAL_SCALE)
@@ -170,7 +170,10 @@ def output_schema() -> dict[str, pl.DataType]:
 ROW_RULES = RowRules(
     non_negative=(
         NonNegative(
-            "usage_amount", OneOf("cost_type", ("regular",)), "on regular usage rows (an adjustment may be negative)"
+            "usage_amount",
+            OneOf("cost_type", ("regular",)),
+            "on regular usage rows (an adjustment may be negative)",
+            severity=WARNING,
         ),
     )
 )

@@ -28,7 +28,7 @@ from sources.delivery import Delivery, ParsedDelivery
 from sources.errors import RejectedInput
 from sources.focus.columns import DECIMAL_PRECISION, DECIMAL_SCALE
 from sources.focus.reader import DATETIME_FORMATS, decompressed, read_csv, reject_first, shorten
-from sources.row_checks import NonNegative, OneOf, RowRules, check_rows
+from sources.row_checks import WARNING, NonNegative, OneOf, RowRules, check_rows
 
 DECIMAL = pl.Decimal(DECIMAL_PRECISION, DECIMAL_SCALE)
 TIMESTAMP = pl.Datetime("us")
@@ -101,6 +101,7 @@ ROW_RULES = RowRules(
             "usage_billed_quantity",
             OneOf("line_item_is_correction", ("true",), ignore_case=True, negate=True),
             "on lines that are not corrections",
+            severity=WARNING,
         ),
     ),
     line_item_key=("line_item_reference_no",),

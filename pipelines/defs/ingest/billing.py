@@ -30,9 +30,7 @@ def build_ingest_asset(source: BillingSource) -> dg.AssetsDefinition:
         with duckdb.get_connection() as con:
             # A source with nothing delivered yet still has its (empty) raw table to count and audit.
             ensure_tables(con, source.raw_table)
-            results = ingest_landing_zone(
-                home, con, source=source.name, table=source.raw_table, parse=source.parse, log=context.log
-            )
+            results = ingest_landing_zone(home, con, source, log=context.log, run_id=context.run.run_id)
             # A source with nothing delivered yet has no table until now: counting it must not fail the run.
             ensure_tables(con, source.raw_table)
             total_rows = con.execute(f"SELECT count(*) FROM {source.raw_table.name}").fetchone()[0]

@@ -1,9 +1,15 @@
-"""Blocking Great Expectations checks on the rows each load wrote, one per ingest or feed asset.
+"""Great Expectations checks on the rows each load wrote, one per ingest or feed asset, and warning checks.
 
 Built from `QUALITY_SUBJECTS`: the billing sources, every price feed, the exchange rates and the
 telemetry tables. A check validates the loads of its own writer (`load_source`, as several feeds
 share raw.price_observations) not yet passed; on a daily-partitioned asset, only those holding rows
 of the run's partitions, so a backfill of one day is judged on that day.
+
+A billing delivery is validated before its load commits (`QualityGate`, pipelines/lib/ingest.py), so
+its suite check finds nothing left to check and is not blocking: rows already in raw never stop the
+models of every source (a failing load of an older version shows in `audit.source_status`). Feeds'
+checks stay blocking for their own partitions. Each billing source also has a WARN check listing the
+warnings its loads in raw carry (docs/data-quality.md).
 """
 
 from dataclasses import dataclass
@@ -17,7 +23,7 @@ from pipelines.lib.billing_sources import BILLING_SOURCES
 from pipelines.lib.fx_rates import FX_RATES
 from pipelines.lib.market_prices import price_table
 from pipelines.lib.price_feeds import PRICE_FEEDS
-from pipelines.lib.quality import Partition, QualityFacts, QualityReport, check_pending_loads
+from pipelines.lib.quality import Partition, QualityFacts, QualityReport, check_pending_loads, live_warnings
 from pipelines.lib.settings import DUCKDB_WRITER_POOL
 from pipelines.lib.warehouse import RawTable, ReferenceTable
 from sources.prices.offers import OFFER_SCHEMA
@@ -106,17 +112,23 @@ def report_metadata(report: QualityReport) -> dict[str, dg.MetadataValue | int]:
 
 
 def build_load_quality_check(subject: QualitySubject) -> dg.AssetChecksDefinition:
+    gated = isinstance(subject.table, RawTable)
+
     @dg.asset_check(
         asset=dg.AssetKey(list(subject.asset_key)),
         name="load_passes_quality_suite",
-        blocking=True,
+        blocking=not gated,
         pool=DUCKDB_WRITER_POOL,
         description=(
             f"Great Expectations suite over every {subject.title} load not yet passed"
             + (" in this run's partitions" if subject.partition_column else "")
             + ": columns and types, keys present, allowed values, finite amounts, values in their ranges, dates "
-            "in order, ISO 4217 currencies. Each result is kept in audit.quality_results; a failure stops this run's "
-            "downstream models."
+            "in order, ISO 4217 currencies. Each result is kept in audit.quality_results; "
+            + (
+                "deliveries are checked before their load commits, so this finds only loads of older versions."
+                if gated
+                else "a failure stops this run's downstream models."
+            )
         ),
     )
     def check(context: dg.AssetCheckExecutionContext, duckdb: DuckDBResource) -> dg.AssetCheckResult:
@@ -143,4 +155,39 @@ def build_load_quality_check(subject: QualitySubject) -> dg.AssetChecksDefinitio
     return check
 
 
-defs = dg.Definitions(asset_checks=[build_load_quality_check(subject) for subject in QUALITY_SUBJECTS])
+def build_load_warnings_check(subject: QualitySubject) -> dg.AssetChecksDefinition:
+    @dg.asset_check(
+        asset=dg.AssetKey(list(subject.asset_key)),
+        name="loads_carry_no_warnings",
+        blocking=False,
+        description=(
+            f"Warnings recorded for the {subject.title} loads now in raw: rows the spec allows or providers emit but "
+            "that are unusual, and values the reader derived (docs/data-quality.md). A warning never blocks."
+        ),
+    )
+    def check(duckdb: DuckDBResource) -> dg.AssetCheckResult:
+        with duckdb.get_connection() as con:
+            warnings = live_warnings(con, subject.table.name, load_source=subject.load_source)
+        rows = ["| delivery | warning | rows | first at |", "|---|---|---|---|"] + [
+            f"| {w.delivery} | {w.rule.replace('|', '/')} | {'-' if w.rows is None else w.rows} | {w.example or '-'} |"
+            for w in warnings[:20]
+        ]
+        return dg.AssetCheckResult(
+            passed=not warnings,
+            severity=dg.AssetCheckSeverity.WARN,
+            metadata={
+                "warnings": len(warnings),
+                "loads_with_warnings": len({w.load_id for w in warnings}),
+                "first_warnings": dg.MetadataValue.md("\n".join(rows) if warnings else "none"),
+            },
+        )
+
+    return check
+
+
+defs = dg.Definitions(
+    asset_checks=[
+        *(build_load_quality_check(subject) for subject in QUALITY_SUBJECTS),
+        *(build_load_warnings_check(subject) for subject in QUALITY_SUBJECTS if isinstance(subject.table, RawTable)),
+    ]
+)

@@ -410,10 +410,15 @@ def _print_deliveries(results: list[dict[str, Any]]) -> None:
             for currency, t in result["totals"].items()
         )
         replaced = f", replaced {result['replaced_rows']} restated rows" if result["replaced_rows"] else ""
+        warnings = result.get("warnings") or []
+        label = f"loaded with {len(warnings)} warning{'s' if len(warnings) > 1 else ''}" if warnings else "loaded"
         print(
-            f"loaded    {result['delivery']}: {result['rows']} rows, billing periods "
+            f"{label}  {result['delivery']}: {result['rows']} rows, billing periods "
             f"{', '.join(result['billing_periods'])}{replaced}\n          {totals}"
         )
+        for warning in warnings:
+            first = f", first at {warning['example']}" if warning.get("example") else ""
+            print(f"          warning: {warning['rule']}: {warning['rows']} row(s){first}")
 
 
 def _print_summary(home: FinopsHome) -> None:

@@ -25,6 +25,7 @@ from pipelines.lib.billing_sources import BILLING_SOURCES, FOCUS, SOURCES_BY_NAM
 from pipelines.lib.freshness import ensure_freshness_view, source_freshness
 from pipelines.lib.landing import register
 from pipelines.lib.quality import build_expectations, loads_to_check
+from pipelines.lib.report import write_report
 from pipelines.lib.settings import FinopsHome
 from pipelines.lib.warehouse import connect, load_delivery
 from tests.focus_fixtures import focus_rows, write_csv
@@ -168,6 +169,14 @@ def test_warnings_load_and_are_recorded_without_blocking(home: FinopsHome, tmp_p
         assert loads_to_check(con, FOCUS.raw_table.name) == []  # warnings do not keep a load pending
     status = query(home.warehouse, "select status, loads_with_warnings from audit.source_status where source = 'focus'")
     assert status == [("ok, with warnings", 1)]
+
+    # The finance report lists them too, in its data-quality section.
+    page = write_report(home.warehouse, tmp_path / "report.html").path.read_text()
+    section = page[page.index('<section id="data-quality">') :]
+    section = section[: section.index("</section>")]
+    assert "ok, with warnings" in section
+    assert f"<td>{delivery.name}</td><td>PricingQuantity is not negative" in section.replace("\n", "")
+    assert f"{delivery.name} row 3" in section
 
 
 def test_a_failing_load_already_in_raw_is_reported_not_blocking(home: FinopsHome, tmp_path: Path):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 import shutil
 import subprocess
@@ -25,6 +26,7 @@ from tests.warehouse_helpers import query as warehouse_query
 from tests.warehouse_helpers import table_fingerprint
 
 pytestmark = pytest.mark.e2e
+FIXTURES = Path(__file__).parent / "fixtures"
 
 AWS_ROWS = focus_rows(
     {  # 10 hours of one 8×H100 spot instance: 80 GPU-hours
@@ -197,6 +199,32 @@ def test_ingest_to_marts_docs_sql_export_and_a_rejected_file(
     assert table_fingerprint(home / "warehouse.duckdb") == before
     reasons = list((home / "quarantine" / "focus").glob("*.reason.txt"))
     assert len(reasons) == 1 and "'five' is not a decimal number" in reasons[0].read_text()
+
+    # One delivery failing its quality suite freezes nothing: it is rejected before its load commits, and
+    # another source's delivery in the same run loads and reaches the marts.
+    focus_before = query(home, "select count(*), sum(BilledCost) from raw.focus_cost_and_usage")
+    unknown_currency = [
+        AWS_ROWS[0]
+        | {
+            "BillingPeriodStart": "2026-10-01T00:00:00Z",
+            "BillingPeriodEnd": "2026-11-01T00:00:00Z",
+            "ChargePeriodStart": "2026-10-01T00:00:00Z",
+            "ChargePeriodEnd": "2026-10-02T00:00:00Z",
+            "BillingCurrency": "XYZ",
+        }
+    ]
+    azure_run = FIXTURES / "azure" / "ea-actual-run"
+    (azure_part,) = azure_run.rglob("part_*.csv")
+    with azure_part.open(encoding="utf-8-sig", newline="") as handle:
+        azure_billed = sum(Decimal(row["CostInBillingCurrency"]) for row in csv.DictReader(handle))
+    bad = write_csv(tmp_path / "unknown-currency.csv", unknown_currency)
+    assert main(["ingest", str(bad), str(azure_run)]) == 1
+    out = capsys.readouterr().out
+    assert "BillingCurrency is an ISO 4217 currency code" in out and "moved to quarantine" in out
+    assert "loaded" in out and "ea-actual-run" in out
+    assert query(home, "select count(*), sum(BilledCost) from raw.focus_cost_and_usage") == focus_before
+    microsoft = query(home, "select sum(billed_cost) from marts.fct_cost_daily where provider_name = 'Microsoft'")
+    assert microsoft == [(azure_billed,)]
 
 
 @pytest.fixture(scope="module")

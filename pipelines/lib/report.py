@@ -73,6 +73,7 @@ def write_report(warehouse: Path, output: Path) -> Report:
             _market(con),
             _buy_vs_rent(con),
             _opportunities(con),
+            _data_quality(con),
         ]
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(render(sections, generated_at=datetime.now(UTC)), encoding="utf-8")
@@ -622,6 +623,79 @@ def _opportunities(con: duckdb.DuckDBPyConnection) -> Section:
     return Section(base.key, base.title, base.how_to_read, base.marts, None, (table,))
 
 
+DATA_QUALITY_SQL = """
+with latest as (
+    select load_id, max(checked_at) as checked_at from audit.quality_results group by load_id
+)
+select l.source, l.delivery, q.description as rule, q.unexpected_count as row_count,
+       case when q.example_file is not null then q.example_file || ' row ' || q.example_row end as first_at
+from audit.quality_results as q
+join latest using (load_id, checked_at)
+join audit.loads as l using (load_id)
+where l.status = 'loaded' and not q.passed and q.severity = 'warning'
+order by l.source, l.loaded_at, q.description
+"""
+
+
+def _data_quality(con: duckdb.DuckDBPyConnection) -> Section:
+    how = (
+        "Whether each source's data is current and clean. A delivery that breaks a rule the FOCUS spec or its "
+        "provider forbids never reaches the warehouse (it waits in the quarantine folder with its reason); one "
+        "that is unusual but allowed (a usage reversal, late usage billed in a later period, a value derived "
+        "because the layout lacks it) is loaded and listed here with the rows concerned. docs/data-quality.md "
+        "lists every rule and its action."
+    )
+    base = Section("data-quality", "Data quality", how, ("audit.source_status", "audit.quality_results"))
+    has_status = con.execute(
+        "select count(*) from information_schema.tables where table_schema = 'audit' "
+        "and table_name in ('source_status', 'quality_results', 'loads')"
+    ).fetchone()[0]
+    if has_status < 3:
+        return _no_data(base)
+    statuses = _query(con, "select * from audit.source_status where live_loads > 0 or status <> 'never delivered'")
+    warnings = _query(con, DATA_QUALITY_SQL)
+    tables = [
+        Table(
+            "Sources",
+            ["Source", "Status", "Why", "Loads in raw", "Loads with warnings"],
+            [
+                [
+                    Cell(row["source"]),
+                    Cell(row["status"]),
+                    Cell(row["why"] or "-"),
+                    Cell(str(row["live_loads"])),
+                    Cell(str(row["loads_with_warnings"])),
+                ]
+                for row in statuses
+            ],
+        ),
+        Table(
+            "Warnings on the rows in the warehouse now",
+            ["Source", "Delivery", "Rule", "Rows", "First at"],
+            [
+                [
+                    Cell(row["source"]),
+                    Cell(row["delivery"]),
+                    Cell(row["rule"]),
+                    Cell("-" if row["row_count"] is None else str(row["row_count"])),
+                    Cell(row["first_at"] or "-"),
+                ]
+                for row in warnings
+            ]
+            or [
+                [
+                    Cell("-"),
+                    Cell("-"),
+                    Cell("No warnings: every delivery in the warehouse is clean."),
+                    Cell("-"),
+                    Cell("-"),
+                ]
+            ],
+        ),
+    ]
+    return Section(base.key, base.title, base.how_to_read, base.marts, None, tuple(tables))
+
+
 def _weekly_bars(rows: list[dict[str, Any]], legend: str, currency: str) -> alt.Chart:
     phrase = "provider" if legend == "Provider" else legend
     values = [
@@ -772,7 +846,7 @@ def _render_table(table: Table) -> str:
 
 
 def _render_section(section: Section) -> str:
-    marts = ", ".join(f"<code>marts.{html.escape(mart)}</code>" for mart in section.marts)
+    marts = ", ".join(f"<code>{html.escape(mart if '.' in mart else f'marts.{mart}')}</code>" for mart in section.marts)
     parts = [
         f'<section id="{html.escape(section.key)}">',
         f"<h2>{html.escape(section.title)}</h2>",

@@ -42,6 +42,7 @@ def build_ingest_asset(source: BillingSource) -> dg.AssetsDefinition:
                 "duplicates_skipped": by_status["duplicate"],
                 "rejected": by_status["rejected"],
                 "rows_loaded": sum(r.rows for r in results if r.status == "loaded"),
+                "loaded_with_warnings": sum(bool(r.warnings) for r in results),
                 "dagster/row_count": total_rows,
             }
         )

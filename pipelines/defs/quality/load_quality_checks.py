@@ -160,6 +160,7 @@ def build_load_warnings_check(subject: QualitySubject) -> dg.AssetChecksDefiniti
         asset=dg.AssetKey(list(subject.asset_key)),
         name="loads_carry_no_warnings",
         blocking=False,
+        pool=DUCKDB_WRITER_POOL,
         description=(
             f"Warnings recorded for the {subject.title} loads now in raw: rows the spec allows or providers emit but "
             "that are unusual, and values the reader derived (docs/data-quality.md). A warning never blocks."

@@ -170,7 +170,10 @@ def _utilization(con: duckdb.DuckDBPyConnection) -> Section:
         "Of the GPU-hours we paid for (provisioned), how many did our telemetry see, how many was the GPU busy "
         "(active) and how many did its streaming multiprocessors actually compute (effective)? The gap between "
         "observed and active hours is idle time; the table prices it at what each GPU-hour cost, in the billing "
-        "currency. A low effective share means each useful GPU-hour costs more than the list price suggests."
+        "currency. Unused commitments are reservations, savings plans and committed use discounts paid for but "
+        "used by no GPU-hour: idle money with no hours behind it. Active, idle, unobserved and unused commitment "
+        "cost add up to the GPU spend. A low effective share means each useful GPU-hour costs more than the list "
+        "price suggests."
     )
     base = Section(
         "utilization",
@@ -216,7 +219,7 @@ def _utilization(con: duckdb.DuckDBPyConnection) -> Section:
         """
         select billing_currency, sum(effective_cost) as spend, sum(active_cost) as active_cost,
                sum(idle_cost) as idle_cost, sum(unobserved_cost) as unobserved_cost,
-               sum(idle_gpu_hours) as idle_hours, sum(effective_gpu_hours) as effective_hours
+               sum(unused_commitment_cost) as unused_commitment_cost, sum(idle_gpu_hours) as idle_hours, sum(effective_gpu_hours) as effective_hours
         from marts.fct_gpu_utilization_daily where billing_currency is not null
         group by billing_currency order by billing_currency
         """,
@@ -229,6 +232,7 @@ def _utilization(con: duckdb.DuckDBPyConnection) -> Section:
             _money_cell(row["idle_cost"], row["billing_currency"]),
             _number_cell(row["idle_hours"], 1),
             _money_cell(row["unobserved_cost"], row["billing_currency"]),
+            _money_cell(row["unused_commitment_cost"], row["billing_currency"]),
             _money_cell(_ratio(row["spend"], row["effective_hours"]), row["billing_currency"]),
         ]
         for row in per_currency
@@ -242,6 +246,7 @@ def _utilization(con: duckdb.DuckDBPyConnection) -> Section:
             "Idle cost",
             "Idle GPU-hours",
             "Cost without telemetry",
+            "Unused commitments",
             "Per effective GPU-hour",
         ],
         rows,

@@ -448,6 +448,34 @@ def test_azure_exports_to_gpu_marts_through_the_cli(tmp_path: Path, monkeypatch:
         (d.replace(day=7), "H100", h100, "Committed", "Usage", None, None, Decimal(0), Decimal(0), Decimal(960), None),
     ]  # fmt: skip
 
+    # The utilization funnel: the UnusedReservation row names no VM, so it is kept under its reservation, and its
+    # whole cost is the unused commitment part; on every row active + idle + unobserved + unused = the spend, and
+    # the spend is every VM row of the amortized export (the purchase's effective cost is 0).
+    with EA_AMORTIZED.open(encoding="utf-8-sig", newline="") as handle:
+        amortized = list(csv.DictReader(handle))
+    unused = {
+        (datetime.strptime(row["Date"], "%m/%d/%Y").date(), row["benefitId"]): money(row["Cost"])
+        for row in amortized
+        if row["ChargeType"] == "UnusedReservation"
+    }
+    vm_spend = sum(money(row["Cost"]) for row in amortized if row["MeterCategory"] == "Virtual Machines")
+    funnel = query(
+        warehouse,
+        """
+        select usage_date, resource_id, provisioned_gpu_hours, effective_cost, active_cost, idle_cost,
+               unobserved_cost, unused_commitment_cost
+        from marts.fct_gpu_utilization_daily
+        where provider_name = 'Microsoft' and usage_date between '2026-09-01' and '2026-09-30'
+        """,
+    )
+    assert len(unused) == 1 and vm_spend == Decimal("2303.112")  # 294.96 + 88.152 + 960 used + 960 unused
+    assert {(day, resource): part for day, resource, *_, part in funnel if part} == unused
+    for day, resource, hours, spend, active, idle, unobserved, part in funnel:
+        assert active + idle + unobserved + part == spend, (day, resource)
+        if (day, resource) in unused:
+            assert hours == active == idle == unobserved == 0
+    assert sum(row[3] for row in funnel) == vm_spend
+
     # 3. The real public EA sample reconciles to an independent Decimal sum.
     expected: dict[tuple[str, str], Decimal] = defaultdict(Decimal)
     with SAMPLE.open(encoding="utf-8-sig", newline="") as handle:

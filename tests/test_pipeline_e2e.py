@@ -492,24 +492,31 @@ def test_demo_gpu_spend_equals_the_gpu_rows_of_all_spend(demo: tuple[Path, dict]
     assert gpu == all_spend
 
 
-def test_demo_utilized_plus_idle_cost_is_the_spend(demo: tuple[Path, dict]):
-    """Per row of fct_gpu_utilization_daily with provisioned GPU-hours: active (utilized) + idle + unobserved cost
-    = effective cost, exactly. Rows without GPU-hours (an unused reservation's hours) split nothing, and their
-    cost is in the mart's spend all the same, so the mart's spend is the sum of both."""
-    home, _ = demo
+def test_demo_funnel_parts_add_up_to_the_gpu_spend(demo: tuple[Path, dict]):
+    """Per billed row of fct_gpu_utilization_daily: active (utilized) + idle + unobserved + unused commitment cost
+    = effective cost, exactly, each part non-negative. The demo's reservations leave hours unused (Azure EA
+    UnusedReservation rows that name no VM, the European entity's FOCUS Unused rows): rows without GPU-hours whose
+    cost is all unused commitment. So the funnel's spend per currency is the generator's whole GPU spend."""
+    home, expected = demo
     rows = query(
         home,
         """
-        select effective_cost, active_cost, idle_cost, unobserved_cost, provisioned_gpu_hours
+        select billing_currency, effective_cost, active_cost, idle_cost, unobserved_cost, unused_commitment_cost,
+               provisioned_gpu_hours
         from marts.fct_gpu_utilization_daily where effective_cost is not null
         """,
     )
-    split = [row for row in rows if row[4] > 0]
-    assert len(split) > 100 and any(row[2] > 0 for row in split)
-    for cost, active, idle, unobserved, _ in split:
-        assert active + idle + unobserved == cost
-        assert active >= 0 and idle >= 0 and unobserved >= 0
-    unsplit = [row for row in rows if row[4] == 0]
-    assert all(row[1] is None and row[2] is None and row[3] is None for row in unsplit)
-    total = query(home, "select sum(effective_cost) from marts.fct_gpu_utilization_daily")[0][0]
-    assert total == sum(row[1] + row[2] + row[3] for row in split) + sum(row[0] for row in unsplit)
+    assert len(rows) > 100 and any(row[3] > 0 for row in rows)
+    for _, cost, active, idle, unobserved, unused, _ in rows:
+        assert active + idle + unobserved + unused == cost
+        assert active >= 0 and idle >= 0 and unobserved >= 0 and unused >= 0
+    without_hours = [row for row in rows if row[6] == 0 and row[1] != 0]
+    assert {row[0] for row in without_hours} == {"EUR", "USD"}
+    assert all(row[5] == row[1] and row[2] == row[3] == row[4] == 0 for row in without_hours)
+    wanted: dict[str, Decimal] = defaultdict(Decimal)
+    for entry in expected["team_gpu_effective_cost"]:
+        wanted[entry["billing_currency"]] += Decimal(entry["effective_cost"])
+    funnel: dict[str, Decimal] = defaultdict(Decimal)
+    for currency, _, active, idle, unobserved, unused, _ in rows:
+        funnel[currency] += active + idle + unobserved + unused
+    assert dict(funnel) == dict(wanted)

@@ -114,3 +114,49 @@ def test_report_without_a_warehouse_says_how_to_get_one(tmp_path: Path, monkeypa
     monkeypatch.setenv("FINOPS_HOME", str(tmp_path / "none"))
     assert main(["report"]) == 2
     assert "run `gpu-finops demo` or `gpu-finops ingest` first" in capsys.readouterr().err
+
+
+def test_the_funnel_shows_unused_commitments_and_its_parts_add_up_to_the_spend(tmp_path: Path):
+    """fct_gpu_utilization_daily written by hand: a VM's day split into active, idle and unobserved cost, and a
+    reservation's unused hours (no GPU-hours, all of it unused commitment). The funnel's table shows per currency
+    the spend and each part, exact, and the parts add up to the spend; the chart draws the split."""
+    warehouse = tmp_path / "warehouse.duckdb"
+    columns = (
+        "billing_currency, effective_cost, active_cost, idle_cost, unobserved_cost, unused_commitment_cost, "
+        "provisioned_gpu_hours, telemetry_gpu_hours, active_gpu_hours, effective_gpu_hours, idle_gpu_hours"
+    )
+    rows = [
+        ("USD", "400.00", "225.00", "75.00", "100.00", "0", "80", "60", "45", "30", "15"),
+        ("USD", "960.005", "0", "0", "0", "960.005", "0", "0", "0", "0", "0"),
+        ("EUR", "120.50", "0", "0", "0", "120.50", "0", "0", "0", "0", "0"),
+    ]
+    with connect(warehouse) as con:
+        con.execute("create schema marts")
+        con.execute(
+            "create table marts.fct_gpu_utilization_daily (billing_currency varchar, "
+            + ", ".join(f"{name} decimal(38, 12)" for name in columns.split(", ")[1:])
+            + ")"
+        )
+        con.executemany(f"insert into marts.fct_gpu_utilization_daily ({columns}) values ({', '.join('?' * 11)})", rows)
+    report = write_report(warehouse, tmp_path / "report.html")
+    assert [section.key for section in report.sections if section.chart] == ["utilization"]
+    with open_page(report.path) as (page, log):
+        page.evaluate("window.chartsRendered.then((views) => views.length)")
+        assert page.locator("#chart-utilization svg").count() == 1
+        header = page.locator("#utilization thead th").all_inner_texts()
+        table = {
+            cells[0]: dict(zip(header, cells, strict=True))
+            for cells in page.evaluate(
+                "Array.from(document.querySelectorAll('#utilization tbody tr'))"
+                ".map((row) => Array.from(row.cells).map((cell) => cell.dataset.exact ?? cell.textContent))"
+            )
+        }
+        log.assert_clean()
+    parts = ("Active cost", "Idle cost", "Cost without telemetry", "Unused commitments")
+    for currency in ("EUR", "USD"):
+        mine = [row for row in rows if row[0] == currency]
+        spend = sum(Decimal(row[1]) for row in mine)
+        assert Decimal(table[currency]["GPU spend"]) == spend
+        assert Decimal(table[currency]["Unused commitments"]) == sum(Decimal(row[5]) for row in mine)
+        assert sum(Decimal(table[currency][part]) for part in parts) == spend
+    assert Decimal(table["USD"]["Unused commitments"]) == Decimal("960.005")

@@ -13,6 +13,9 @@ UNIT_TESTS = (
     # 80 GPU-hours for 400.00 with 60 observed, 45 active, 30 effective: idle cost 75.00, 13.333333 per
     # utilized GPU-hour; a resource billed without telemetry and telemetry without a bill are kept
     "fct_gpu_utilization_daily_joins_telemetry_to_billing",
+    # 192 GPU-hours for 960.00 and 120.00 of the reservation unused on the same VM: the unused part is its own,
+    # the rest splits at 5.00 per GPU-hour; unused hours that name no resource stay under the reservation's id
+    "fct_gpu_utilization_daily_unused_commitment_is_its_own_part",
 )
 
 

@@ -25,6 +25,13 @@ from pipelines.lib.warehouse import connect
 
 REPORT_FILE = "gpu-finops-report.html"
 CHART_WIDTH = 760
+# The parts of fct_gpu_utilization_daily's spend: on every billed row they add up to effective_cost.
+FUNNEL_COST_PARTS = (
+    ("active_cost", "Active"),
+    ("idle_cost", "Idle"),
+    ("unobserved_cost", "Without telemetry"),
+    ("unused_commitment_cost", "Unused commitments"),
+)
 
 
 @dataclass(frozen=True)
@@ -171,7 +178,10 @@ def _utilization(con: duckdb.DuckDBPyConnection) -> Section:
         "Of the GPU-hours we paid for (provisioned), how many did our telemetry see, how many was the GPU busy "
         "(active) and how many did its streaming multiprocessors actually compute (effective)? The gap between "
         "observed and active hours is idle time; the table prices it at what each GPU-hour cost, in the billing "
-        "currency. A low effective share means each useful GPU-hour costs more than the list price suggests."
+        "currency. Unused commitments are reservations, savings plans and committed use discounts paid for but "
+        "used by no GPU-hour: idle money with no hours behind it. The lower chart splits each billing currency's "
+        "GPU spend into active, idle, unobserved (no telemetry) and unused commitment cost, which add up to it. A "
+        "low effective share means each useful GPU-hour costs more than the list price suggests."
     )
     base = Section(
         "utilization",
@@ -200,7 +210,7 @@ def _utilization(con: duckdb.DuckDBPyConnection) -> Section:
             )
         )
     ]
-    chart = (
+    hours_chart = (
         alt.Chart(alt.Data(values=funnel))
         .mark_bar()
         .encode(
@@ -210,18 +220,51 @@ def _utilization(con: duckdb.DuckDBPyConnection) -> Section:
             tooltip=[alt.Tooltip("stage:N", title="Stage"), alt.Tooltip("text:N", title="GPU-hours")],
         )
         .properties(width=CHART_WIDTH, height=180, title="GPU-hours at each stage, all providers")
-        .to_dict()
     )
     per_currency = _query(
         con,
         """
         select billing_currency, sum(effective_cost) as spend, sum(active_cost) as active_cost,
                sum(idle_cost) as idle_cost, sum(unobserved_cost) as unobserved_cost,
+               sum(unused_commitment_cost) as unused_commitment_cost,
                sum(idle_gpu_hours) as idle_hours, sum(effective_gpu_hours) as effective_hours
         from marts.fct_gpu_utilization_daily where billing_currency is not null
         group by billing_currency order by billing_currency
         """,
     )
+    # Currencies are never added: each bar is one billing currency's spend, split into the parts that add up to it.
+    parts = [
+        {
+            "currency": row["billing_currency"],
+            "part": label,
+            "order": order,
+            "amount": _float(row[key]),
+            "text": _money(row[key], row["billing_currency"]),
+        }
+        for row in per_currency
+        for order, (key, label) in enumerate(FUNNEL_COST_PARTS)
+    ]
+    cost_chart = (
+        alt.Chart(alt.Data(values=parts))
+        .mark_bar()
+        .encode(
+            y=alt.Y("currency:N", title=None),
+            x=alt.X("amount:Q", stack="normalize", title="Share of GPU spend", axis=alt.Axis(format="%")),
+            color=alt.Color(
+                "part:N",
+                sort=[label for _, label in FUNNEL_COST_PARTS],
+                legend=alt.Legend(title=None, orient="bottom"),
+            ),
+            order=alt.Order("order:Q"),
+            tooltip=[
+                alt.Tooltip("currency:N", title="Billing currency"),
+                alt.Tooltip("part:N", title="Part"),
+                alt.Tooltip("text:N", title="Cost"),
+            ],
+        )
+        .properties(width=CHART_WIDTH, title="Where the GPU spend went, per billing currency")
+    )
+    chart = alt.vconcat(hours_chart, cost_chart).resolve_scale(color="independent").to_dict()
     rows = [
         [
             Cell(row["billing_currency"]),
@@ -230,6 +273,7 @@ def _utilization(con: duckdb.DuckDBPyConnection) -> Section:
             _money_cell(row["idle_cost"], row["billing_currency"]),
             _number_cell(row["idle_hours"], 1),
             _money_cell(row["unobserved_cost"], row["billing_currency"]),
+            _money_cell(row["unused_commitment_cost"], row["billing_currency"]),
             _money_cell(_ratio(row["spend"], row["effective_hours"]), row["billing_currency"]),
         ]
         for row in per_currency
@@ -243,6 +287,7 @@ def _utilization(con: duckdb.DuckDBPyConnection) -> Section:
             "Idle cost",
             "Idle GPU-hours",
             "Cost without telemetry",
+            "Unused commitments",
             "Per effective GPU-hour",
         ],
         rows,

@@ -3,9 +3,12 @@
     owned server) joined to the telemetry of that resource's GPUs. Provisioned GPU-hours and cost
     come from the bill; telemetry, active (GR-engine) and effective (SM-active) GPU-hours from
     int_telemetry__gpu_hourly. Idle GPU-hours are hours observed but not active; hours billed but
-    not observed are unobserved, not idle. Cost is shared out by the bill's own price per GPU-hour
-    of that day. Resources billed without telemetry, and telemetry that names no billed resource,
-    are kept (match_status) and listed by the check assert_gpu_telemetry_matches_billing.
+    not observed are unobserved, not idle. The unused part of a commitment (a reservation, savings
+    plan or committed use discount no usage used) buys no GPU-hour: it is its own part of the cost,
+    and the rest is shared out by the bill's own price per GPU-hour of that day, so that active,
+    idle, unobserved and unused commitment cost add up to the cost on every billed row. Resources
+    billed without telemetry, and telemetry that names no billed resource, are kept (match_status)
+    and listed by the check assert_gpu_telemetry_matches_billing.
 -#}
 
 {%- set grain = [
@@ -14,11 +17,32 @@
 
 with
 
+cost_lines as (
+
+    select
+        *,
+        -- commitment cost no usage used: FOCUS CommitmentDiscountStatus Unused, or a commitment purchase (its
+        -- EffectiveCost is 0, or the unused part when the provider keeps it there: the AWS Savings Plan fee)
+        coalesce(
+            CommitmentDiscountStatus = 'Unused' or (ChargeCategory = 'Purchase' and CommitmentDiscountId is not null),
+            false
+        ) as is_unused_commitment
+    from {{ ref('int_billing__cost_lines') }}
+    where x_gpu_model is not null
+
+),
+
 gpu_cost_lines as (
 
-    select * from {{ ref('int_billing__cost_lines') }}
-    where x_gpu_model is not null
-        and ResourceId is not null
+    select
+        cost_lines.*,
+        -- an unused commitment that names no resource (an Azure UnusedReservation row) is the commitment's own
+        case when is_unused_commitment then coalesce(ResourceId, CommitmentDiscountId) else ResourceId end
+            as billed_resource_id
+    from cost_lines
+    where ResourceId is not null
+        -- a resource-less purchase that cost nothing (amortized into the usage) adds no row
+        or (is_unused_commitment and CommitmentDiscountId is not null and EffectiveCost <> 0)
 
 ),
 
@@ -27,18 +51,19 @@ billed as (
     select
         cast({{ dbt.date_trunc('day', 'ChargePeriodStart') }} as date) as usage_date,
         ProviderName as provider_name,
-        ResourceId as resource_id,
+        billed_resource_id as resource_id,
         x_gpu_model as gpu_model,
         BillingCurrency as billing_currency,
         -- a resource has one owner; if its tags change within a day, the last name in order wins
         max(x_team) as team,
         sum(x_gpu_hours) as provisioned_gpu_hours,
-        sum(EffectiveCost) as effective_cost
+        sum(EffectiveCost) as effective_cost,
+        sum(case when is_unused_commitment then coalesce(EffectiveCost, 0) else 0 end) as unused_commitment_cost
     from gpu_cost_lines
     group by
         cast({{ dbt.date_trunc('day', 'ChargePeriodStart') }} as date),
         ProviderName,
-        ResourceId,
+        billed_resource_id,
         x_gpu_model,
         BillingCurrency
 
@@ -93,7 +118,10 @@ joined as (
         seen.energy_kwh,
         coalesce(seen.util_is_fallback, 0) = 1 as util_is_fallback,
         coalesce(seen.ratio_clamped, 0) = 1 as ratio_clamped,
-        billed.effective_cost
+        billed.effective_cost,
+        billed.unused_commitment_cost,
+        -- what the GPU-hours cost: the spend without the unused commitment, which bought no GPU-hour
+        billed.effective_cost - billed.unused_commitment_cost as provisioned_cost
     from billed
     full outer join seen
         on billed.usage_date = seen.usage_date
@@ -112,8 +140,8 @@ hours as (
 
 ),
 
--- The day's cost split by what the GPU-hours did, at the cost of one provisioned GPU-hour; hours are capped at
--- those paid for (a 10-decimal bill can fall a hair short of the observed time).
+-- The cost of the GPU-hours split by what they did, at the cost of one provisioned GPU-hour; hours are capped at
+-- those paid for (a 10-decimal bill can fall a hair short of the observed time). No GPU-hours, no share.
 costs as (
 
     select
@@ -123,8 +151,10 @@ costs as (
             ('active_cost', 'least(active_gpu_hours, telemetry_gpu_hours, provisioned_gpu_hours)'),
             ('effective_hours_cost', 'least(effective_gpu_hours, provisioned_gpu_hours)'),
         ] %}
-        case when effective_cost is not null and provisioned_gpu_hours > 0 then
-            {{ decimal_divide('effective_cost * ' ~ hours, 'provisioned_gpu_hours', 12) }}
+        case
+            when provisioned_gpu_hours > 0 then
+                {{ decimal_divide('provisioned_cost * ' ~ hours, 'provisioned_gpu_hours', 12) }}
+            when provisioned_cost is not null then cast(0 as decimal(38, 12))
         end as {{ name }}{{ ',' if not loop.last }}
         {%- endfor %}
     from hours
@@ -155,16 +185,15 @@ final as (
         cast(energy_kwh as decimal(38, 12)) as energy_kwh,
         cast(effective_cost as decimal(38, 12)) as effective_cost,
         -- telemetry without a bill has no cost: every cost column stays null there
-        case when effective_cost is not null then
-            {{ decimal_divide('effective_cost', 'provisioned_gpu_hours', 6) }}
-        end as cost_per_provisioned_gpu_hour,
+        {{ decimal_divide('provisioned_cost', 'provisioned_gpu_hours', 6) }} as cost_per_provisioned_gpu_hour,
         telemetry_cost,
         active_cost,
         effective_hours_cost,
-        -- differences of rounded parts, so that active + idle + unobserved cost = effective_cost exactly
+        -- differences of rounded parts, so that active + idle + unobserved + unused commitment cost = effective_cost
+        -- exactly on every billed row
         cast(telemetry_cost - active_cost as decimal(38, 12)) as idle_cost,
-        cast(case when telemetry_cost is not null then effective_cost - telemetry_cost end as decimal(38, 12))
-            as unobserved_cost,
+        cast(provisioned_cost - telemetry_cost as decimal(38, 12)) as unobserved_cost,
+        cast(unused_commitment_cost as decimal(38, 12)) as unused_commitment_cost,
         case when effective_cost is not null and active_gpu_hours > 0 then
             {{ decimal_divide('effective_cost', 'active_gpu_hours', 6) }}
         end as effective_cost_per_active_gpu_hour,

@@ -46,7 +46,6 @@ from pipelines.lib.telemetry import (
 from pipelines.lib.warehouse import connect, ensure_tables
 from sources.aws import cur
 from sources.azure import cost_details
-from sources.errors import RejectedInput
 from sources.focus import reader as focus_reader
 from sources.gcp import billing_export
 from sources.oci import cost_report
@@ -92,23 +91,20 @@ USAGE_DEFAULTS = {
     NEGATIVE_QUANTITY_CASES,
     ids=[f"{case[0].name}-{case[2]}" for case in NEGATIVE_QUANTITY_CASES],
 )
-def test_negative_quantity_on_a_correction_passes_reader_and_suite_on_a_usage_line_both_reject(
+def test_negative_quantity_on_a_correction_passes_on_a_usage_line_the_reader_loads_and_the_suite_warns(
     tmp_path: Path, source, reader, column, correction, usage
 ):
+    """Providers' usage reversals (FOCUS allows any decimal quantity): loaded, with a warning on the usage line only."""
     table = source.raw_table
     defaults = {name: value for name, value in USAGE_DEFAULTS.items() if name in table.columns}
     lines = [defaults | correction | {column: Decimal("-2")}, defaults | usage | {column: Decimal("-3")}]
     frame = pl.DataFrame(lines, schema=table.columns)
     read = frame.with_columns(_source_file=pl.lit("export.csv"), _source_row=pl.Series([1, 2], dtype=pl.Int64))
 
-    # The reader: the correction line alone passes; with the usage line, the usage line is refused by name.
-    check_rows(read.head(1), reader.ROW_RULES)
-    with pytest.raises(RejectedInput) as refused:
-        check_rows(read, reader.ROW_RULES)
-    assert (refused.value.row, refused.value.column) == (2, column)
-    assert "must not be negative" in str(refused.value) and "-3" in str(refused.value)
+    # The reader leaves a warning-severity rule to the suite: both lines pass it.
+    check_rows(read, reader.ROW_RULES)
 
-    # The suite on the same two lines once loaded: only the usage line is held to the rule, and fails it.
+    # The suite on the same two lines once loaded: only the usage line is held to the rule, and fails it as a warning.
     with connect(tmp_path / "warehouse.duckdb") as con:
         ensure_tables(con, table)
         con.register("lines", frame.to_arrow())
@@ -117,7 +113,7 @@ def test_negative_quantity_on_a_correction_passes_reader_and_suite_on_a_usage_li
         )
         results = validate_load(con, table, source.quality, source=source.name, load_id="load-1")
     (rule,) = [r for r in results if r.column_name == column and r.description.startswith(f"{column} is not negative")]
-    assert (rule.passed, rule.unexpected_count, rule.element_count) == (False, 1, 1)
+    assert (rule.passed, rule.severity, rule.unexpected_count, rule.element_count) == (False, "warning", 1, 1)
     assert "-3" in rule.observed_value
 
 

@@ -19,6 +19,7 @@ passes once (its rows never change afterwards; a restatement replaces them with 
 from __future__ import annotations
 
 import json
+import numbers
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
@@ -387,8 +388,10 @@ class _Tally:
             self.elements = (self.elements or 0) + int(body.get("element_count") or 0)
             self.examples += [value for value in body.get("partial_unexpected_list") or [] if len(self.examples) < 5]
         located = body.get("partial_unexpected_index_list") or []
-        if self.first_row is None and located and isinstance(located[0], dict) and "_source_row" in located[0]:
-            self.first_row = (str(located[0]["_source_file"]), int(located[0]["_source_row"]))
+        first = located[0] if located and isinstance(located[0], dict) else {}
+        file, row = first.get("_source_file"), first.get("_source_row")
+        if self.first_row is None and isinstance(file, str) and isinstance(row, numbers.Integral):
+            self.first_row = (file, int(row))
         if "observed_value" in body and (self.observed is None or not result.success):
             self.observed = _short(body["observed_value"])
         error = _exception_message(result)

@@ -64,7 +64,13 @@ DATETIME_FORMATS = (
 _PLAIN_USAGE = AllOf((OneOf("ChargeCategory", ("Usage",)), IsNull("ChargeClass")))
 ROW_RULES = RowRules(
     non_negative=tuple(
-        NonNegative(column, _PLAIN_USAGE, "on usage lines that are not corrections (a correction may be negative)")
+        NonNegative(
+            column,
+            _PLAIN_USAGE,
+            "on usage lines that are not corrections (a correction may be negative)",
+            # FOCUS allows any decimal here, and real files carry reversals on usage lines (FOCUS-Sample-Data)
+            severity="warning",
+        )
         for column in ("ConsumedQuantity", "PricingQuantity")
     )
 )

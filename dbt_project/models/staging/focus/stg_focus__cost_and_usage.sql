@@ -53,7 +53,19 @@ renamed as (
         PricingCategory,
         PricingCurrency,
         PricingCurrencyContractedUnitPrice,
-        PricingCurrencyEffectiveCost,
+        -- Microsoft's FocusCost 1.2 has PricingCurrency but no PricingCurrencyEffectiveCost: its x_BillingExchangeRate
+        -- converts pricing to billing currency
+        coalesce(
+            PricingCurrencyEffectiveCost,
+            case
+                when PricingCurrency <> BillingCurrency
+                    then {{ decimal_divide(
+                        'EffectiveCost',
+                        dbt.safe_cast(json_extract_string('x_extensions', 'x_BillingExchangeRate'), 'decimal(38, 12)'),
+                        12,
+                    ) }}
+            end
+        ) as PricingCurrencyEffectiveCost,
         PricingCurrencyListUnitPrice,
         PricingQuantity,
         PricingUnit,

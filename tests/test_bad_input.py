@@ -60,6 +60,8 @@ class Seed:
     is_usage_row: Callable[[dict], bool] = lambda row: True
     json_lines: bool = False
     """Newline-delimited JSON (Google) instead of CSV; nested fields as `a.b` paths."""
+    negative_usage_rejected: bool = True
+    """False where the format allows a negative usage quantity (FOCUS: any decimal), which loads with a warning."""
 
 
 def _fixture(relative: str) -> Callable[[], bytes]:
@@ -81,6 +83,7 @@ SEEDS: dict[str, Seed] = {
         cost_column="BilledCost",
         line_item_id=None,
         is_usage_row=lambda row: row["ChargeCategory"] == "Usage",
+        negative_usage_rejected=False,
     ),
     "aws_cur": Seed(
         "cur-legacy.csv",
@@ -309,6 +312,7 @@ CASES = (
         "",
         _negative_usage,
         row=lambda seed: _first_row_number(seed, seed.is_usage_row),
+        applies=lambda seed: seed.negative_usage_rejected,
     ),
     Case(
         "duplicated_line_item_id",

@@ -127,6 +127,22 @@ def test_eur_billed_usd_priced_lines_keep_their_usd_effective_cost(built: Finops
     )
     assert _as_dict(found) == dict(expected)
 
+    # MCA unit prices are in the pricing currency already, per hour of their `1 Hour` block.
+    prices = query(
+        built.warehouse,
+        "select PricingCurrencyContractedUnitPrice, PricingCurrencyListUnitPrice from marts.focus_cost_and_usage"
+        f" where x_SourceFile like '%{CASE_BY_ID['azure-mca-amortizedcost-eur-billed-usd-priced'].path.name}'",
+    )
+    assert all(pick(line, "unitOfMeasure") in ("1 Hour", "") for line in mca)
+    unit_prices = [
+        (
+            number(pick(line, "unitPrice")) if pick(line, "unitPrice") else None,
+            number(pick(line, "PayGPrice")) if pick(line, "PayGPrice") else None,
+        )
+        for line in mca
+    ]
+    assert sorted(prices, key=str) == sorted(unit_prices, key=str)
+
 
 def test_a_line_priced_in_usd_without_a_rate_is_stated_in_its_billing_currency(built: FinopsHome):
     (line,) = rows(CASE_BY_ID["azure-mca-without-exchange-rate"].path)

@@ -329,6 +329,16 @@ def _check_rows(typed: pl.DataFrame, name: str, *, require_mandatory: bool) -> N
     checks: list[tuple[str, pl.Expr, str]] = []
     if require_mandatory:
         checks += [(column, pl.col(column).is_null(), "must not be empty") for column in NOT_NULL_COLUMNS]
+        # FOCUS: neither may be null, and nothing on the line says what they would be (1.3 names the provider
+        # ServiceProviderName), so the line cannot be represented faithfully
+        checks += [
+            (
+                "ProviderName",
+                pl.col("ProviderName").is_null() & pl.col("ServiceProviderName").is_null(),
+                "must not be empty (nor ServiceProviderName, its FOCUS 1.3 name)",
+            ),
+            ("ServiceName", pl.col("ServiceName").is_null(), "must not be empty"),
+        ]
     checks += [
         (
             "ChargeCategory",

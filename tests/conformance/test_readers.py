@@ -6,6 +6,7 @@ from the readers.
 
 from __future__ import annotations
 
+import csv
 import shutil
 from collections import defaultdict
 from decimal import Decimal
@@ -167,3 +168,21 @@ def test_focus_sample_negative_usage_quantities_load_and_are_left_to_the_suites_
         "ConsumedQuantity": WARNING,
         "PricingQuantity": WARNING,
     }
+
+
+@pytest.mark.parametrize("column", ["ServiceName", "ProviderName"])
+def test_a_focus_line_without_what_the_spec_requires_and_nothing_derives_is_rejected(tmp_path: Path, column: str):
+    """FOCUS: ServiceName and ProviderName must not be null, and nothing else on the line says what they are."""
+    case = CASE_BY_ID["azure-focuscost-1.2-eur-billed-usd-priced"]
+    lines = rows(case.path)
+    header = list(lines[0])
+    lines[1][column] = ""
+    bad = tmp_path / "bad" / f"no-{column}.csv"
+    bad.parent.mkdir()
+    with bad.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.DictWriter(handle, header)
+        writer.writeheader()
+        writer.writerows(lines)
+    with pytest.raises(RejectedInput) as rejected:
+        parse(tmp_path / "second", Case("bad", "focus", bad))
+    assert (rejected.value.file, rejected.value.row, rejected.value.column) == (bad.name, 2, column)

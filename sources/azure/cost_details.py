@@ -31,11 +31,11 @@ from pathlib import Path
 
 import polars as pl
 
-from sources.delivery import Delivery, ParsedDelivery
+from sources.delivery import Delivery, DeliveryWarning, ParsedDelivery
 from sources.errors import RejectedInput
 from sources.focus.columns import DECIMAL_PRECISION, DECIMAL_SCALE
 from sources.focus.reader import first_line, read_raw, reject_first, shorten
-from sources.row_checks import WARNING, NonNegative, OneOf, RowRules, check_rows
+from sources.row_checks import WARNING, NonNegative, OneOf, RowRules, check_rows, flag_rows
 
 DECIMAL = pl.Decimal(DECIMAL_PRECISION, DECIMAL_SCALE)
 TIMESTAMP = pl.Datetime("us")
@@ -143,7 +143,7 @@ ALIASES: dict[str, tuple[str, ...]] = {
     "ResourceGroup": ("ResourceGroupName",),
     "ProductName": ("Product",),
     "InvoiceSectionName": ("InvoiceSection",),
-    "ResourceId": ("InstanceId",),
+    "ResourceId": ("InstanceId", "InstanceName"),
     "PricingCurrency": ("PricingCurrencyCode",),
 }
 """Other names of a pinned column, in order of preference after the pinned name itself."""
@@ -234,27 +234,118 @@ def parse_cost_details_delivery(delivery: Delivery, *, dataset: str) -> ParsedDe
     files = manifest.files if manifest else delivery.files()
     if not files:
         raise RejectedInput(delivery.name, "holds no CSV, CSV.gz or Parquet files")
-    frames = [read_cost_details_file(file, source_file=delivery.display_name(file)) for file in files]
+    frames = [_read_file(file, delivery.display_name(file)) for file in files]
     frame = pl.concat(frames, how="vertical")
     if frame.height == 0:
         raise RejectedInput(delivery.name, "has headers but no data rows: nothing says which billing period it covers")
     check_rows(frame, ROW_RULES)
     layout = _layout(frame)
+    frame, warnings = _derive_legacy_columns(frame)
+    warnings += _pricing_currency_warnings(frame)
     version = f"Azure {dataset}" + (f" {manifest.data_version}" if manifest and manifest.data_version else "")
-    return ParsedDelivery(frame=frame, format_version=f"{version} ({layout})")
+    return ParsedDelivery(frame=frame, format_version=f"{version} ({layout})", warnings=warnings)
+
+
+def _derive_legacy_columns(frame: pl.DataFrame) -> tuple[pl.DataFrame, tuple[DeliveryWarning, ...]]:
+    """Fill what older layouts leave out and the models need, with a warning for each thing derived.
+
+    - ChargeType: legacy pay-as-you-go usage exports (`SubscriptionGuid`, `UsageDateTime`, `PreTaxCost`,
+      also localized) have none, nor a Frequency: they hold nothing but metered usage, billed as used.
+      A row without a ChargeType is `Usage` (Frequency `UsageBased` where it has none).
+    - PricingModel, in files without the column (legacy pay-as-you-go, the 2025-04 ActualCost and
+      AmortizedCost layouts): `Reservation` on a row naming its reservation (ReservationId, or a
+      `/microsoft.capacity/` benefitId), `SavingsPlan` on one naming a savings plan benefit, `Spot` on a
+      ` Spot` or ` Low Priority` meter (Azure's names for its interruptible VMs), else `OnDemand`; Tax
+      rows keep none.
+    """
+    no_charge_type = pl.col("ChargeType").is_null()
+    no_pricing_model = pl.col(_NO_PRICING_MODEL_COLUMN)
+    warnings = (
+        flag_rows(
+            frame,
+            "ChargeType",
+            no_charge_type,
+            "ChargeType derived as Usage",
+            "no ChargeType (a legacy pay-as-you-go usage export has none): read as Usage, billed as used"
+            " (Frequency UsageBased where empty)",
+        ),
+        flag_rows(
+            frame,
+            "PricingModel",
+            no_pricing_model,
+            "PricingModel derived",
+            "no PricingModel column in this layout: Reservation or SavingsPlan where the row names one,"
+            " Spot on Spot and Low Priority meters, else OnDemand",
+        ),
+    )
+    meter = pl.col("MeterName").str.strip_chars()
+    benefit = pl.col("benefitId").str.to_lowercase()
+    charge_type = pl.coalesce(pl.col("ChargeType"), pl.lit("Usage"))
+    derived_pricing_model = (
+        pl.when(charge_type.str.to_lowercase() == "tax")
+        .then(None)
+        .when(pl.col("ReservationId").is_not_null() | benefit.str.contains("/microsoft.capacity/", literal=True))
+        .then(pl.lit("Reservation"))
+        .when(benefit.str.contains("/microsoft.billingbenefits/", literal=True))
+        .then(pl.lit("SavingsPlan"))
+        .when(meter.str.ends_with(" Spot") | meter.str.ends_with(" Low Priority"))
+        .then(pl.lit("Spot"))
+        .otherwise(pl.lit("OnDemand"))
+    )
+    derived = frame.with_columns(
+        charge_type.alias("ChargeType"),
+        pl.when(no_charge_type & pl.col("Frequency").is_null())
+        .then(pl.lit("UsageBased"))
+        .otherwise(pl.col("Frequency"))
+        .alias("Frequency"),
+        pl.when(no_pricing_model).then(derived_pricing_model).otherwise(pl.col("PricingModel")).alias("PricingModel"),
+    ).drop(_NO_PRICING_MODEL_COLUMN)
+    return derived, tuple(warning for warning in warnings if warning is not None)
+
+
+def _pricing_currency_warnings(frame: pl.DataFrame) -> tuple[DeliveryWarning, ...]:
+    """Rows priced in another currency than billed, with nothing to convert their prices by.
+
+    dbt states their FOCUS PricingCurrency* columns in the billing currency instead (FOCUS requires
+    PricingCurrencyEffectiveCost on every row), so the warning says the pricing currency is not kept.
+    """
+    unconvertible = (
+        pl.col("PricingCurrency").is_not_null()
+        & (pl.col("PricingCurrency") != pl.col("BillingCurrencyCode"))
+        & pl.col("CostInPricingCurrency").is_null()
+        & (pl.col("ExchangeRatePricingToBilling").is_null() | (pl.col("ExchangeRatePricingToBilling") == 0))
+    )
+    warning = flag_rows(
+        frame,
+        "ExchangeRatePricingToBilling",
+        unconvertible,
+        "No exchange rate to the pricing currency",
+        "priced in another currency than billed, with neither CostInPricingCurrency nor"
+        " ExchangeRatePricingToBilling: its FOCUS pricing-currency columns are stated in the billing currency",
+    )
+    return (warning,) if warning else ()
 
 
 def read_cost_details_file(path: Path, *, source_file: str | None = None) -> pl.DataFrame:
     """Parse and validate one export file; a header-only file gives an empty frame of the output schema.
 
+    Values the layout lacks are not derived here but for the whole delivery (parse_cost_details_delivery).
     Raises RejectedInput naming the file, and where there is one the row and column.
     """
-    name = source_file or str(path)
+    return _read_file(path, source_file or str(path)).select(output_schema().keys())
+
+
+_NO_PRICING_MODEL_COLUMN = "_no_pricing_model"
+"""True on the rows of a file without a PricingModel column: derived for the delivery, then dropped."""
+
+
+def _read_file(path: Path, name: str) -> pl.DataFrame:
     raw = read_raw(path, name)
     raw = _canonical_column_names(raw, name)
     _check_required_columns(raw, name)
+    absent = pl.lit("PricingModel" not in raw.columns).alias(_NO_PRICING_MODEL_COLUMN)
     if raw.height == 0:
-        return pl.DataFrame(schema=output_schema())
+        return pl.DataFrame(schema=output_schema()).with_columns(absent)
     typed = _typed_frame(raw, name)
     typed = typed.with_columns(
         pl.coalesce(pl.col("BillingAccountId"), pl.col("SubscriptionId")).alias(ACCOUNT_KEY_COLUMN),
@@ -263,7 +354,7 @@ def read_cost_details_file(path: Path, *, source_file: str | None = None) -> pl.
         pl.int_range(1, typed.height + 1, dtype=pl.Int64).alias("_source_row"),
     )
     _check_rows(typed, raw, name)
-    return typed.select(output_schema().keys())
+    return typed.select(*output_schema().keys(), absent)
 
 
 def _canonical_column_names(raw: pl.DataFrame, name: str) -> pl.DataFrame:

@@ -1,7 +1,7 @@
 """Read FOCUS 1.0–1.3 Cost and Usage files (CSV, gzip CSV, Parquet) into typed polars frames.
 
-Real files differ from the spec in known ways, all handled here: the literal string `NULL` for
-nulls, a UTF-8 byte-order mark, provider columns with or without the `x_` prefix, 1.3 renames
+Real files differ from the spec in known ways, all handled here: the literal string `NULL` or an
+empty string for nulls, a UTF-8 byte-order mark, provider columns with or without the `x_` prefix, 1.3 renames
 (`ServiceProviderName`), timestamps with or without `Z` or fractions, and Parquet money columns
 stored as doubles. Money is parsed straight to DECIMAL(38, 12): never through a binary float.
 """
@@ -293,7 +293,9 @@ def typed_column(raw: pl.DataFrame, column: str, kind: Kind, name: str) -> pl.Ex
         text = source.cast(pl.String).str.strip_chars()
         parsed = [text.str.to_datetime(fmt, strict=False, time_zone="UTC", time_unit="us") for fmt in DATETIME_FORMATS]
         return pl.coalesce(parsed).dt.replace_time_zone(None).alias(column)
-    return _as_text(raw, column).alias(column)
+    text = _as_text(raw, column)
+    # FOCUS null handling: an empty string is no value (Oracle's rows in FOCUS-Sample-Data write `""`).
+    return pl.when(text.str.strip_chars() == "").then(None).otherwise(text).alias(column)
 
 
 def _as_text(raw: pl.DataFrame, column: str) -> pl.Expr:
@@ -327,6 +329,16 @@ def _check_rows(typed: pl.DataFrame, name: str, *, require_mandatory: bool) -> N
     checks: list[tuple[str, pl.Expr, str]] = []
     if require_mandatory:
         checks += [(column, pl.col(column).is_null(), "must not be empty") for column in NOT_NULL_COLUMNS]
+        # FOCUS: neither may be null, and nothing on the line says what they would be (1.3 names the provider
+        # ServiceProviderName), so the line cannot be represented faithfully
+        checks += [
+            (
+                "ProviderName",
+                pl.col("ProviderName").is_null() & pl.col("ServiceProviderName").is_null(),
+                "must not be empty (nor ServiceProviderName, its FOCUS 1.3 name)",
+            ),
+            ("ServiceName", pl.col("ServiceName").is_null(), "must not be empty"),
+        ]
     checks += [
         (
             "ChargeCategory",

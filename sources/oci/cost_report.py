@@ -11,7 +11,10 @@ column per tag key (`tags/<namespace>.<key>`). What this reader handles:
   only the tags a row has;
 - amounts written in scientific notation (`2.323760000E-9`), read straight to DECIMAL(38, 12)
   and rounded half-to-even at the 12th decimal, never through a binary float;
-- timestamps with or without seconds (`2023-11-13T10:00Z`), read as UTC.
+- timestamps with or without seconds (`2023-11-13T10:00Z`), read as UTC;
+- zero-cost lines with an empty `cost/currencyCode` (real reports have them): a tenancy is billed in one
+  currency, so they take the one its other lines in the delivery have (or the delivery's only one), with
+  a warning. A line that costs something still needs its own currency.
 
 The billing period is the calendar month (UTC) of the usage interval's start; a delivery restates
 whole (tenancy, billing period) keys, so it must hold every report file of the months it covers.
@@ -24,11 +27,11 @@ from pathlib import Path
 
 import polars as pl
 
-from sources.delivery import Delivery, ParsedDelivery
+from sources.delivery import Delivery, DeliveryWarning, ParsedDelivery
 from sources.errors import RejectedInput
 from sources.focus.columns import DECIMAL_PRECISION, DECIMAL_SCALE
 from sources.focus.reader import DATETIME_FORMATS, decompressed, read_csv, reject_first, shorten
-from sources.row_checks import WARNING, NonNegative, OneOf, RowRules, check_rows
+from sources.row_checks import WARNING, NonNegative, OneOf, RowRules, check_rows, flag_rows
 
 DECIMAL = pl.Decimal(DECIMAL_PRECISION, DECIMAL_SCALE)
 TIMESTAMP = pl.Datetime("us")
@@ -116,7 +119,50 @@ def parse_cost_report_delivery(delivery: Delivery) -> ParsedDelivery:
     frames = [read_cost_report(file, source_file=delivery.display_name(file)) for file in files]
     frame = pl.concat(frames, how="vertical")
     check_rows(frame, ROW_RULES)
-    return ParsedDelivery(frame=frame, format_version=FORMAT_VERSION)
+    frame, warnings = fill_missing_currency(frame, delivery.name)
+    return ParsedDelivery(frame=frame, format_version=FORMAT_VERSION, warnings=warnings)
+
+
+def fill_missing_currency(frame: pl.DataFrame, delivery_name: str) -> tuple[pl.DataFrame, tuple[DeliveryWarning, ...]]:
+    """Give zero-cost lines without a currency their tenancy's currency, from the delivery's other lines.
+
+    Nothing in the delivery to take it from (every line of the tenancy, and of the delivery, lacks one, or
+    the lines disagree) rejects it: BillingCurrency must not be null and guessing one would be wrong.
+    """
+    missing = pl.col("cost_currency_code").is_null()
+    if not frame.select(missing.any()).item():
+        return frame, ()
+    currencies = pl.col("cost_currency_code").drop_nulls().unique()
+    by_tenancy = frame.group_by("line_item_tenant_id").agg(currencies.alias("_tenancy_currencies"))
+    delivery_currencies = frame.select(currencies).to_series().to_list()
+    filled = frame.join(by_tenancy, on="line_item_tenant_id", how="left", nulls_equal=True, maintain_order="left")
+    single = pl.col("_tenancy_currencies").list.len() == 1
+    fallback = pl.lit(delivery_currencies[0] if len(delivery_currencies) == 1 else None, dtype=pl.String)
+    filled = filled.with_columns(
+        pl.when(missing)
+        .then(pl.when(single).then(pl.col("_tenancy_currencies").list.first()).otherwise(fallback))
+        .otherwise(pl.col("cost_currency_code"))
+        .alias("cost_currency_code")
+    ).drop("_tenancy_currencies")
+    unresolved = filled["cost_currency_code"].is_null()
+    if unresolved.any():
+        first = int(unresolved.arg_true()[0])
+        found = ", ".join(sorted(delivery_currencies)) or "none"
+        raise RejectedInput(
+            str(frame["_source_file"][first]),
+            f"cost/currencyCode is empty on a zero-cost line, and the delivery {delivery_name} names no single"
+            f" currency for its tenancy to take (currencies found: {found})",
+            row=int(frame["_source_row"][first]),
+            column="cost/currencyCode",
+        )
+    warning = flag_rows(
+        frame,
+        "cost/currencyCode",
+        missing,
+        "Currency taken from the tenancy",
+        "zero-cost line without cost/currencyCode: given the currency of its tenancy's other lines",
+    )
+    return filled, (warning,) if warning else ()
 
 
 def read_cost_report(path: Path, *, source_file: str | None = None) -> pl.DataFrame:
@@ -222,8 +268,12 @@ def _check_values(raw: pl.DataFrame, typed: pl.DataFrame, report_columns: dict[s
     """Reject the file at the first value that is missing where required or that did not parse."""
     for header in REQUIRED_COLUMNS:
         column = REPORT_COLUMNS[header][0]
+        empty = typed[column].is_null() & raw[report_columns[header]].is_null()
+        if header == "cost/currencyCode":
+            # a zero-cost line may leave it empty: the delivery fills it in (fill_missing_currency)
+            empty = empty & (typed["cost_my_cost"] != 0).fill_null(True)
         reject_first(
-            typed[column].is_null() & raw[report_columns[header]].is_null(),
+            empty,
             raw[report_columns[header]],
             name,
             header,

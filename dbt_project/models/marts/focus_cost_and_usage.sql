@@ -6,7 +6,8 @@
     - fills FOCUS 1.2 columns that may not be null (InvoiceIssuerName, PublisherName, ChargeFrequency,
       BillingAccountType, SubAccountType, ServiceSubcategory, PricingCurrency and its effective cost)
       from values the line or the same account or service already has, when a source (FOCUS 1.0/1.1
-      files, exports without the column) leaves them empty; each default is described on its column;
+      files, exports without the column) leaves them empty; each default is described on its column; a line
+      priced in another currency than billed, with no cost in that currency, is stated in its billing currency;
     - restates unused commitment that a provider reports on its purchase line (the AWS Savings Plan
       recurring fee keeps the unused part in EffectiveCost) as its own Usage line with
       CommitmentDiscountStatus "Unused", leaving the purchase with EffectiveCost 0, as FOCUS Discount
@@ -159,6 +160,11 @@
     {%- endif -%}
 {%- endfor -%}
 
+{%- set priced_in_billing_currency =
+    '(cost_lines.PricingCurrency is null or cost_lines.PricingCurrency = cost_lines.BillingCurrency)' -%}
+{%- set restated_in_billing_currency =
+    '(not ' ~ priced_in_billing_currency ~ ' and cost_lines.PricingCurrencyEffectiveCost is null)' -%}
+
 {%- set account_type_defaults = var('focus_account_type_defaults') -%}
 {%- set invoice_issuer_aliases = var('focus_invoice_issuer_aliases') -%}
 
@@ -295,23 +301,25 @@ defaulted as (
         cost_lines.ListCost,
         cost_lines.ListUnitPrice,
         cost_lines.PricingCategory,
-        coalesce(cost_lines.PricingCurrency, cost_lines.BillingCurrency) as PricingCurrency,
-        -- Without a separate pricing currency, prices are in BillingCurrency: the same amounts.
+        -- Without a separate pricing currency, prices are in BillingCurrency: the same amounts. A line priced in
+        -- another currency whose effective cost in it is unknown (no rate delivered) is stated in BillingCurrency,
+        -- since PricingCurrencyEffectiveCost must not be null.
         case
-            when coalesce(cost_lines.PricingCurrency, cost_lines.BillingCurrency) = cost_lines.BillingCurrency
-                then coalesce(cost_lines.PricingCurrencyContractedUnitPrice, cost_lines.ContractedUnitPrice)
-            else cost_lines.PricingCurrencyContractedUnitPrice
-        end as PricingCurrencyContractedUnitPrice,
+            when {{ restated_in_billing_currency }} then cost_lines.BillingCurrency
+            else coalesce(cost_lines.PricingCurrency, cost_lines.BillingCurrency)
+        end as PricingCurrency,
+        {%- for column, billing_column in [
+            ('PricingCurrencyContractedUnitPrice', 'ContractedUnitPrice'),
+            ('PricingCurrencyEffectiveCost', 'EffectiveCost'),
+            ('PricingCurrencyListUnitPrice', 'ListUnitPrice'),
+        ] %}
         case
-            when coalesce(cost_lines.PricingCurrency, cost_lines.BillingCurrency) = cost_lines.BillingCurrency
-                then coalesce(cost_lines.PricingCurrencyEffectiveCost, cost_lines.EffectiveCost)
-            else cost_lines.PricingCurrencyEffectiveCost
-        end as PricingCurrencyEffectiveCost,
-        case
-            when coalesce(cost_lines.PricingCurrency, cost_lines.BillingCurrency) = cost_lines.BillingCurrency
-                then coalesce(cost_lines.PricingCurrencyListUnitPrice, cost_lines.ListUnitPrice)
-            else cost_lines.PricingCurrencyListUnitPrice
-        end as PricingCurrencyListUnitPrice,
+            when {{ restated_in_billing_currency }} then cost_lines.{{ billing_column }}
+            when {{ priced_in_billing_currency }}
+                then coalesce(cost_lines.{{ column }}, cost_lines.{{ billing_column }})
+            else cost_lines.{{ column }}
+        end as {{ column }},
+        {%- endfor %}
         cost_lines.PricingQuantity,
         case when cost_lines.PricingQuantity is null then null else cost_lines.PricingUnit end as PricingUnit,
         cost_lines.ProviderName,

@@ -18,7 +18,10 @@
     the cost, except 0 on commitment purchases and refunds. ListCost is PayGCostInBillingCurrency, else
     PayGPrice × Quantity, else BilledCost (FOCUS rule for charges without a list price); ContractedCost
     likewise from UnitPrice. MCA prices are in the pricing currency and are converted with
-    ExchangeRatePricingToBilling.
+    ExchangeRatePricingToBilling. The FOCUS PricingCurrency* columns keep them in that currency:
+    PricingCurrencyEffectiveCost is CostInPricingCurrency (EffectiveCost ÷ the rate where the export has no
+    such column, 0 on commitment purchases); with neither, it stays null and the FOCUS export states the
+    line in its billing currency (the reader warns).
 
     Quantities. Azure prices in blocks (`1 Hour`, `10 Hours`, `10K`) and Quantity counts blocks
     (cost = Quantity × EffectivePrice in real EA exports), so hourly meters are turned into hours:
@@ -248,9 +251,18 @@ renamed as (
             else 'Other'
         end as PricingCategory,
         PricingCurrency,
-        cast(null as decimal(38, 12)) as PricingCurrencyContractedUnitPrice,
-        cast(null as decimal(38, 12)) as PricingCurrencyEffectiveCost,
-        cast(null as decimal(38, 12)) as PricingCurrencyListUnitPrice,
+        -- UnitPrice and PayGPrice are in PricingCurrency, or in the billing currency where there is none
+        {{ decimal_divide('UnitPrice', 'hour_block', 12) }} as PricingCurrencyContractedUnitPrice,
+        cast(
+            case
+                when PricingCurrency is null or PricingCurrency = BillingCurrencyCode then effective_cost
+                when is_commitment_purchase then 0
+                else coalesce(
+                    CostInPricingCurrency, {{ decimal_divide('effective_cost', 'ExchangeRatePricingToBilling', 12) }}
+                )
+            end as decimal(38, 12)
+        ) as PricingCurrencyEffectiveCost,
+        {{ decimal_divide('PayGPrice', 'hour_block', 12) }} as PricingCurrencyListUnitPrice,
         cast(pricing_quantity as decimal(38, 12)) as PricingQuantity,
         pricing_unit as PricingUnit,
         'Microsoft' as ProviderName,

@@ -1,7 +1,10 @@
 {#-
     One row per FOCUS cost line as loaded (any FOCUS version, 1.0 to 1.3), with the FOCUS column
     names kept, the 1.3 provider rename reconciled, and the few fields the warehouse needs pulled
-    out of the JSON columns: instance type, GPU count and model from the SKU.
+    out of the JSON columns: instance type, GPU count and model from the SKU. Columns FOCUS says
+    must not be null but real files leave empty are derived as the spec defines them (ContractedCost,
+    ListCost, ServiceCategory, and PricingCurrencyEffectiveCost where a rate is delivered); enumerated
+    values are spelled as the spec spells them.
 -#}
 
 {%- set usage_type_pattern = '^(?:[A-Z0-9]+-)?(BoxUsage|SpotUsage|HostBoxUsage|DedicatedUsage):(.+)$' -%}
@@ -27,33 +30,49 @@ renamed as (
         BillingPeriodEnd,
         BillingPeriodStart,
         CapacityReservationId,
-        CapacityReservationStatus,
+        {{ focus_enum_value('CapacityReservationStatus', ['Used', 'Unused']) }} as CapacityReservationStatus,
         ChargeCategory,
         ChargeClass,
         ChargeDescription,
-        ChargeFrequency,
+        {{ focus_enum_value('ChargeFrequency', ['One-Time', 'Recurring', 'Usage-Based']) }} as ChargeFrequency,
         ChargePeriodEnd,
         ChargePeriodStart,
-        CommitmentDiscountCategory,
+        {{ focus_enum_value('CommitmentDiscountCategory', ['Spend', 'Usage']) }} as CommitmentDiscountCategory,
         CommitmentDiscountId,
         CommitmentDiscountName,
         CommitmentDiscountQuantity,
-        CommitmentDiscountStatus,
+        {{ focus_enum_value('CommitmentDiscountStatus', ['Used', 'Unused']) }} as CommitmentDiscountStatus,
         CommitmentDiscountType,
         CommitmentDiscountUnit,
         ConsumedQuantity,
         ConsumedUnit,
-        ContractedCost,
+        -- FOCUS: ContractedCost and ListCost must not be null; without them a file states unit price × quantity,
+        -- or for a charge without a unit price, BilledCost (Oracle's lines in FOCUS-Sample-Data leave them NULL)
+        coalesce(
+            ContractedCost, cast(ContractedUnitPrice * PricingQuantity as decimal(38, 12)), BilledCost
+        ) as ContractedCost,
         ContractedUnitPrice,
         EffectiveCost,
         InvoiceId,
         InvoiceIssuerName,
-        ListCost,
+        coalesce(ListCost, cast(ListUnitPrice * PricingQuantity as decimal(38, 12)), BilledCost) as ListCost,
         ListUnitPrice,
-        PricingCategory,
+        {{ focus_enum_value('PricingCategory', ['Standard', 'Dynamic', 'Committed', 'Other']) }} as PricingCategory,
         PricingCurrency,
         PricingCurrencyContractedUnitPrice,
-        PricingCurrencyEffectiveCost,
+        -- Microsoft's FocusCost 1.2 has PricingCurrency but no PricingCurrencyEffectiveCost: its x_BillingExchangeRate
+        -- converts pricing to billing currency
+        coalesce(
+            PricingCurrencyEffectiveCost,
+            case
+                when PricingCurrency <> BillingCurrency
+                    then {{ decimal_divide(
+                        'EffectiveCost',
+                        dbt.safe_cast(json_extract_string('x_extensions', 'x_BillingExchangeRate'), 'decimal(38, 12)'),
+                        12,
+                    ) }}
+            end
+        ) as PricingCurrencyEffectiveCost,
         PricingCurrencyListUnitPrice,
         PricingQuantity,
         PricingUnit,
@@ -65,7 +84,8 @@ renamed as (
         ResourceId,
         ResourceName,
         ResourceType,
-        ServiceCategory,
+        -- FOCUS's own category for what fits no other
+        coalesce(ServiceCategory, 'Other') as ServiceCategory,
         ServiceName,
         ServiceSubcategory,
         SkuId,

@@ -1,0 +1,205 @@
+"""One delivery per documented export layout and per quirk real exports carry, and what each must give.
+
+Every fixture is in its provider's published column layout (tests/fixtures/conformance/README.md says
+which), and the expected numbers are computed here from the files with the csv module and Decimal,
+never read back from the readers.
+"""
+
+from __future__ import annotations
+
+import csv
+from collections import defaultdict
+from dataclasses import dataclass, field
+from decimal import ROUND_HALF_EVEN, Decimal
+from pathlib import Path
+
+FIXTURES = Path(__file__).parent.parent / "fixtures"
+CONFORMANCE = FIXTURES / "conformance"
+
+AZURE_COMMITMENT_MODELS = {"reservation", "savingsplan"}
+AZURE_COMMITMENT_COVERED = {"usage", "unusedreservation", "unusedsavingsplan"}
+
+CHARGE_TYPE_DERIVED = "ChargeType derived as Usage"
+PRICING_MODEL_DERIVED = "PricingModel derived"
+NO_EXCHANGE_RATE = "No exchange rate to the pricing currency"
+CURRENCY_FROM_TENANCY = "Currency taken from the tenancy"
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    source: str
+    path: Path
+    warnings: dict[str, int] = field(default_factory=dict)
+    """Each warning the reader must give (rule → rows), and no other."""
+    format_version: str = ""
+
+
+CASES = (
+    Case("focus-1.0-public-sample", "focus", FIXTURES / "focus-sample-data" / "focus_sample.csv", {}, "FOCUS 1.0"),
+    # Microsoft's FocusCost 1.0 writes BillingAccountType and SubAccountType unprefixed (FOCUS 1.2 columns).
+    Case("azure-focuscost-1.0", "focus", CONFORMANCE / "focuscost_1.0_microsoft.csv", {}, "FOCUS 1.2"),
+    Case("azure-focuscost-1.2-eur-billed-usd-priced", "focus", CONFORMANCE / "focuscost_1.2_microsoft_eur_usd.csv", {}),
+    Case(
+        "azure-ea-actualcost-2025-04",
+        "azure_actual",
+        CONFORMANCE / "azure_ea_actualcost_2025-04.csv",
+        {PRICING_MODEL_DERIVED: 4},
+        "Azure ActualCost (EA)",
+    ),
+    Case(
+        "azure-ea-amortizedcost-2025-04",
+        "azure_amortized",
+        CONFORMANCE / "azure_ea_amortizedcost_2025-04.csv",
+        {PRICING_MODEL_DERIVED: 4},
+        "Azure AmortizedCost (EA)",
+    ),
+    Case(
+        "azure-ea-late-usage",
+        "azure_actual",
+        CONFORMANCE / "azure_ea_actualcost_late_usage.csv",
+        {PRICING_MODEL_DERIVED: 2},
+    ),
+    Case("azure-ea-real-sample", "azure_actual", FIXTURES / "focus-converters" / "azure_ea_actual_sample.csv", {}),
+    Case(
+        "azure-mca-amortizedcost-eur-billed-usd-priced",
+        "azure_amortized",
+        CONFORMANCE / "azure_mca_amortizedcost_eur_usd.csv",
+        {},
+        "Azure AmortizedCost (MCA)",
+    ),
+    Case(
+        "azure-mca-without-exchange-rate",
+        "azure_actual",
+        CONFORMANCE / "azure_mca_actualcost_no_exchange_rate.csv",
+        {NO_EXCHANGE_RATE: 1},
+    ),
+    Case(
+        "azure-payg-legacy",
+        "azure_actual",
+        CONFORMANCE / "azure_payg_legacy.csv",
+        {CHARGE_TYPE_DERIVED: 3, PRICING_MODEL_DERIVED: 3},
+        "Azure ActualCost (pay-as-you-go)",
+    ),
+    Case(
+        "azure-payg-german",
+        "azure_actual",
+        FIXTURES / "azure" / "payg_german_2026-08.csv",
+        {CHARGE_TYPE_DERIVED: 2, PRICING_MODEL_DERIVED: 2},
+    ),
+    Case(
+        "azure-payg-mixed-camelcase",
+        "azure_actual",
+        CONFORMANCE / "azure_payg_mixed_camelcase.csv",
+        {CHARGE_TYPE_DERIVED: 2, PRICING_MODEL_DERIVED: 2},
+    ),
+    Case(
+        "oci-real-sample",
+        "oci_cost",
+        FIXTURES / "focus-converters" / "oci_cost_report_sample.csv",
+        {},
+        "OCI cost report",
+    ),
+    Case(
+        "oci-zero-cost-without-currency",
+        "oci_cost",
+        CONFORMANCE / "oci_cost_report_zero_cost.csv",
+        {CURRENCY_FROM_TENANCY: 2},
+    ),
+)
+CASE_BY_ID = {case.id: case for case in CASES}
+
+
+def rows(path: Path) -> list[dict[str, str]]:
+    """The file's lines keyed by their headers; a localized `Label (Name)` header by its English `Name`."""
+    with path.open(encoding="utf-8-sig", newline="") as handle:
+        lines = list(csv.DictReader(handle))
+    return [{_english(key): value.strip() for key, value in line.items()} for line in lines]
+
+
+def _english(header: str) -> str:
+    header = header.strip()
+    return header[header.rindex("(") + 1 : -1] if header.endswith(")") and "(" in header else header
+
+
+def pick(line: dict[str, str], *names: str) -> str:
+    """The first of `names` the line has (case-insensitively), as written; empty when it has none."""
+    lowered = {key.lower(): value for key, value in line.items()}
+    return next((lowered[name.lower()] for name in names if name.lower() in lowered), "")
+
+
+def number(text: str) -> Decimal:
+    """A number as the warehouse's DECIMAL(38, 12) holds it: digits past the 12th decimal rounded half to even."""
+    value = Decimal(0) if text in ("", "NULL") else Decimal(text)
+    return value.quantize(Decimal("1e-12"), rounding=ROUND_HALF_EVEN)
+
+
+@dataclass
+class Totals:
+    """Billed and effective cost per currency, as the FOCUS marts must state them."""
+
+    billed: dict[str, Decimal] = field(default_factory=lambda: defaultdict(Decimal))
+    effective: dict[str, Decimal] = field(default_factory=lambda: defaultdict(Decimal))
+
+    def add(self, other: Totals) -> None:
+        for mine, theirs in ((self.billed, other.billed), (self.effective, other.effective)):
+            for currency, amount in theirs.items():
+                mine[currency] += amount
+
+
+def delivered_cost(case: Case) -> dict[str, Decimal]:
+    """The export's own cost column summed per currency: what the raw table must hold."""
+    totals: dict[str, Decimal] = defaultdict(Decimal)
+    lines = rows(case.path)
+    if case.source == "focus":
+        for line in lines:
+            totals[line["BillingCurrency"]] += number(line["BilledCost"])
+    elif case.source == "oci_cost":
+        # A tenancy is billed in one currency: the zero-cost lines without one take it.
+        (currency,) = {line["cost/currencyCode"] for line in lines} - {""}
+        for line in lines:
+            totals[line["cost/currencyCode"] or currency] += number(line["cost/myCost"])
+    else:
+        for line in lines:
+            currency = pick(line, "BillingCurrencyCode", "BillingCurrency", "Currency")
+            totals[currency] += number(pick(line, "CostInBillingCurrency", "PreTaxCost", "Cost"))
+    return totals
+
+
+def _azure_keys(line: dict[str, str]) -> tuple[str, str]:
+    return pick(line, "ChargeType").lower() or "usage", pick(line, "PricingModel").replace(" ", "").lower()
+
+
+def mart_totals(case: Case, *, with_actual: Case | None = None) -> Totals:
+    """BilledCost and EffectiveCost per currency for one delivery (an amortized one with its actual twin).
+
+    FOCUS files state both. OCI and Azure exports without an amortized twin bill and amortize alike.
+    Azure's amortized export is the effective cost; its billed cost is the actual export's (FOCUS:
+    commitment-covered usage is billed 0 and the purchase carries the money, finops-toolkit convert.md).
+    """
+    totals = Totals()
+    lines = rows(case.path)
+    if case.source == "focus":
+        for line in lines:
+            totals.billed[line["BillingCurrency"]] += number(line["BilledCost"])
+            totals.effective[line["BillingCurrency"]] += number(line["EffectiveCost"])
+        return totals
+    if case.source != "azure_amortized":
+        for currency, amount in delivered_cost(case).items():
+            totals.billed[currency] += amount
+            totals.effective[currency] += amount
+        return totals
+    for line in lines:
+        currency = pick(line, "BillingCurrencyCode", "BillingCurrency")
+        cost = number(pick(line, "CostInBillingCurrency", "Cost"))
+        charge_type, pricing_model = _azure_keys(line)
+        if not pricing_model and pick(line, "ReservationId"):
+            pricing_model = "reservation"  # the 2025-04 layouts have no PricingModel column
+        totals.effective[currency] += cost
+        covered = pricing_model in AZURE_COMMITMENT_MODELS and charge_type in AZURE_COMMITMENT_COVERED
+        if with_actual is None and not covered:
+            totals.billed[currency] += cost
+    if with_actual is not None:
+        for currency, amount in delivered_cost(with_actual).items():
+            totals.billed[currency] += amount
+    return totals

@@ -110,7 +110,7 @@ def test_bad_delivery_is_rejected_before_commit_and_blocks_nothing(home: FinopsH
     assert table_fingerprint(home.warehouse) == before
     reason = (home.quarantine / "focus" / f"{delivery.path.name}.reason.txt").read_text()
     assert "BillingCurrency is an ISO 4217 currency code" in reason
-    assert "PricingCategory is one of Standard, Dynamic, Committed, Other" in reason
+    assert "PricingCategory is one of Standard, Dynamic, Committed, Other (any case)" in reason
     # ... the first failing rule's row and column are named (row 2: the XYZ line, after the header) ...
     assert f"file: {delivery.name}" in reason and "row: 2" in reason and "column: BillingCurrency" in reason
     # ... and nothing is blocked: the check finds no load left to judge, the downstream models run.

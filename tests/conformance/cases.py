@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 from collections import defaultdict
 from dataclasses import dataclass, field
+from datetime import datetime
 from decimal import ROUND_HALF_EVEN, Decimal
 from pathlib import Path
 
@@ -203,3 +204,54 @@ def mart_totals(case: Case, *, with_actual: Case | None = None) -> Totals:
         for currency, amount in delivered_cost(with_actual).items():
             totals.billed[currency] += amount
     return totals
+
+
+# --- what the quality gate adds: the suite's warning-severity rules, counted here from the files ---------
+
+_FOCUS_PLAIN_USAGE_NEGATIVE = (
+    "{} is not negative on usage lines that are not corrections (a correction may be negative)"
+)
+_FOCUS_LATE_USAGE = "ChargePeriodStart is not before BillingPeriodStart where ChargeClass.isnull()"
+_FOCUS_SPELLED_ENUMS = {
+    "PricingCategory": ("Standard", "Dynamic", "Committed", "Other"),
+    "ChargeFrequency": ("One-Time", "Recurring", "Usage-Based"),
+    "CommitmentDiscountCategory": ("Spend", "Usage"),
+    "CommitmentDiscountStatus": ("Used", "Unused"),
+    "CapacityReservationStatus": ("Used", "Unused"),
+}
+
+
+def _when(text: str) -> datetime:
+    """A FOCUS or Azure timestamp or date (`2024-09-01 00:00:00`, `2024-09-01T00:00:00Z`, `10/30/2026`)."""
+    if "/" in text:
+        return datetime.strptime(text, "%m/%d/%Y")
+    return datetime.fromisoformat(text.replace("Z", "+00:00")).replace(tzinfo=None)
+
+
+def suite_warnings(case: Case) -> dict[str, int]:
+    """The warnings the source's suite must record for the delivery (rule → rows), by docs/data-quality.md."""
+    # FOCUS files spell an empty value `NULL` or leave it empty (the reader reads both as null).
+    lines = [{key: None if value in ("", "NULL") else value for key, value in line.items()} for line in rows(case.path)]
+    found: dict[str, int] = {}
+    if case.source == "focus":
+        plain_usage = [line for line in lines if line["ChargeCategory"] == "Usage" and not line.get("ChargeClass")]
+        for column in ("ConsumedQuantity", "PricingQuantity"):
+            found[_FOCUS_PLAIN_USAGE_NEGATIVE.format(column)] = sum(
+                bool(line.get(column)) and Decimal(line[column]) < 0 for line in plain_usage
+            )
+        found[_FOCUS_LATE_USAGE] = sum(
+            not line.get("ChargeClass") and _when(line["ChargePeriodStart"]) < _when(line["BillingPeriodStart"])
+            for line in lines
+        )
+        for column, values in _FOCUS_SPELLED_ENUMS.items():
+            lowered = {value.lower() for value in values}
+            found[f"{column} is one of {', '.join(values)}"] = sum(
+                bool(line.get(column)) and line[column] not in values and line[column].lower() in lowered
+                for line in lines
+            )
+    if case.source.startswith("azure_"):
+        found["Date is not before _billing_period_start"] = sum(
+            bool(line.get("BillingPeriodStartDate")) and _when(line["Date"]) < _when(line["BillingPeriodStartDate"])
+            for line in lines
+        )
+    return {rule: count for rule, count in found.items() if count}

@@ -57,10 +57,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> FinopsHome:
     with connect(home.warehouse) as con:
         ensure_raw_tables(con)
         for name in sorted({case.source for case in BUILT}):
-            source = SOURCES[name]
-            results = ingest_landing_zone(
-                home, con, source=name, table=source.raw_table, parse=source.parse, log=logging.getLogger("test")
-            )
+            results = ingest_landing_zone(home, con, SOURCES[name], log=logging.getLogger("test"))
             assert [result.status for result in results] == ["loaded"] * len(results), results
     build = subprocess.run(
         [

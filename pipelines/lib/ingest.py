@@ -11,6 +11,7 @@ import duckdb
 
 from pipelines.lib.landing import pending_deliveries, quarantine
 from pipelines.lib.settings import FinopsHome
+from pipelines.lib.test_hooks import pause_if_requested
 from pipelines.lib.warehouse import RawTable, find_load, load_delivery
 from sources.delivery import Delivery, ParsedDelivery
 from sources.errors import RejectedInput
@@ -74,6 +75,7 @@ def _ingest_one(
         existing = find_load(con, source, sha256)
         if existing is not None:
             return DeliveryResult(delivery=delivery.name, status="duplicate", load_id=existing)
+        pause_if_requested("reading")
         parsed = parse(delivery)
     except RejectedInput as error:
         quarantine(home, delivery, error)

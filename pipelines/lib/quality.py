@@ -25,6 +25,7 @@ import duckdb
 import polars as pl
 
 from pipelines.lib.currencies import ISO_4217_CURRENCIES
+from pipelines.lib.test_hooks import pause_if_requested
 from pipelines.lib.warehouse import RawTable, ReferenceTable, quote_identifier
 from sources.row_checks import Condition, NonNegative
 
@@ -390,6 +391,7 @@ def validate_load(
 ) -> list[QualityResult]:
     """Run the table's suite over one load's rows and append every expectation's result to audit.quality_results."""
     ensure_quality_table(con)
+    pause_if_requested("validating")
     validation = validation or _ephemeral_validation(table, facts)
     tallies: dict[str, _Tally] = {}
     for frame in _batches(con, table.name, load_id, facts.derived):

@@ -27,6 +27,7 @@ from pipelines.lib.atomic_files import replaced_atomically
 from pipelines.lib.billing_sources import SOURCES_BY_NAME
 from pipelines.lib.builds import owed_build
 from pipelines.lib.csv_safety import neutralise
+from pipelines.lib.outages import console_to, failure_line, log_file
 from pipelines.lib.recovery import cli_run_tags, prepare_instance
 from pipelines.lib.settings import FinopsHome, finops_home
 from pipelines.lib.warehouse import WarehouseBusy, connect
@@ -278,6 +279,7 @@ def _prices_refresh(home: FinopsHome, args: argparse.Namespace) -> int:
     if first > last:
         print(f"--from {first} is after {last}", file=sys.stderr)
         return 2
+    signals.progress.start("price refresh (feeds are loaded one by one; each is whole or absent)")
     return 0 if _refresh_prices(first, last) else 1
 
 
@@ -300,7 +302,9 @@ def _refresh_prices(first: date, last: date) -> bool:
             }
             | cli_run_tags()
         }
-    with dg.DagsterInstance.get() as instance:
+    # Dagster's console log (retries, stack traces) goes to a log file: an outage is one line per feed here.
+    log = log_file(finops_home().logs, "prices-refresh")
+    with dg.DagsterInstance.get() as instance, console_to(log):
         prepare_instance(instance)
         result = job.execute_in_process(
             instance=instance, asset_selection=list(selection), raise_on_error=False, **partitions
@@ -323,10 +327,11 @@ def _refresh_prices(first: date, last: date) -> bool:
     for event in result.all_events:
         if event.is_step_failure:
             failed.add(event.step_key)
-            print(f"error in {event.step_key}: {event.step_failure_data.error.message.strip()}", file=sys.stderr)
+            print(failure_line(event.step_key.replace("__", "/"), event.step_failure_data.error), file=sys.stderr)
     for key in sorted(selection, key=lambda key: key.to_user_string()):
         if key.to_user_string() not in reported and "__".join(key.path) not in failed:
-            print(f"{key.to_user_string()} {days}: skipped (see the log above for why)")
+            print(f"{key.to_user_string()} {days}: skipped (see the log file for why)")
+    print(f"Log (Dagster's events, retries, stack traces): {log}", file=sys.stderr if failed else sys.stdout)
     return result.success
 
 
@@ -605,6 +610,7 @@ def _bind_template_urls(page: str) -> str:
 def _export(home: FinopsHome, args: argparse.Namespace) -> int:
     from pipelines.lib.focus_export import export_focus
 
+    signals.progress.start(f"FOCUS export to {args.directory} (files there are as they were)")
     written = export_focus(home.warehouse, args.directory)
     for path, rows in written:
         print(f"wrote {path} ({rows} rows)")

@@ -208,7 +208,7 @@ def _ingest(home: FinopsHome, args: argparse.Namespace) -> int:
         "model build",
     )
     results, ok = _execute(load_selection(*keys))
-    signals.progress.finish(f"{sum(r['status'] == 'loaded' for r in results)} deliveries loaded")
+    signals.progress.finish(f"loaded {sum(r['status'] == 'loaded' for r in results)} of {len(results)} deliveries")
     _print_deliveries(results)
     loaded = any(result["status"] == "loaded" for result in results)
     # A crash can leave loads the models never saw (killed between load and build, or mid-build).
@@ -288,6 +288,7 @@ def _refresh_prices(first: date, last: date) -> bool:
     import dagster as dg
 
     from pipelines.definitions import defs
+    from pipelines.lib.price_feeds import PRICE_FEEDS
 
     definitions = defs()
     job = definitions.resolve_implicit_global_asset_job_def()
@@ -328,9 +329,12 @@ def _refresh_prices(first: date, last: date) -> bool:
         if event.is_step_failure:
             failed.add(event.step_key)
             print(failure_line(event.step_key.replace("__", "/"), event.step_failure_data.error), file=sys.stderr)
+    keys_needed = {f"prices/{feed.name}": feed.credential_env for feed in PRICE_FEEDS if feed.credential_env}
     for key in sorted(selection, key=lambda key: key.to_user_string()):
         if key.to_user_string() not in reported and "__".join(key.path) not in failed:
-            print(f"{key.to_user_string()} {days}: skipped (see the log file for why)")
+            needed = keys_needed.get(key.to_user_string())
+            why = f"set {needed} to fetch it" if needed and not os.environ.get(needed) else "see the log file for why"
+            print(f"{key.to_user_string()} {days}: skipped ({why})")
     print(f"Log (Dagster's events, retries, stack traces): {log}", file=sys.stderr if failed else sys.stdout)
     return result.success
 

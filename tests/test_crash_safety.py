@@ -239,10 +239,11 @@ def stop(child: subprocess.Popen, signum: int) -> int:
     return child.wait(timeout=60)
 
 
-def dagster_runs(home: FinopsHome) -> list:
+def dagster_runs() -> list:
+    """The runs of the Dagster instance the test points DAGSTER_HOME at."""
     import dagster as dg
 
-    with dg.DagsterInstance.from_config(str(home.dagster_home)) as instance:
+    with dg.DagsterInstance.get() as instance:
         return instance.get_runs()
 
 
@@ -262,9 +263,12 @@ with dg.DagsterInstance.get() as instance:
 """
 
 
-def test_every_phase_killed_then_the_next_ingest_finishes_the_work(reference: tuple[FinopsHome, float], tmp_path: Path):
+def test_every_phase_killed_then_the_next_ingest_finishes_the_work(
+    reference: tuple[FinopsHome, float], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
     reference_home, reference_seconds = reference
     home = FinopsHome(tmp_path / "home").ensure()
+    monkeypatch.setenv("DAGSTER_HOME", str(home.dagster_home))
     deliver(home)
     env = cli_env(home)
     marker = tmp_path / "phase-reached"
@@ -296,7 +300,7 @@ def test_every_phase_killed_then_the_next_ingest_finishes_the_work(reference: tu
 
     # SIGTERM during the dbt build: dbt is stopped with the run, the build is recorded as interrupted.
     child = start_paused(ingest_command(home), "building", marker, env)
-    dbt_pids = {int(run.tags[DBT_PID_TAG]) for run in dagster_runs(home) if DBT_PID_TAG in run.tags}
+    dbt_pids = {int(run.tags[DBT_PID_TAG]) for run in dagster_runs() if DBT_PID_TAG in run.tags}
     assert stop(child, signal.SIGTERM) == 143
     assert not any(process_alive(pid) for pid in dbt_pids)
     assert builds(home) == ["interrupted"]
@@ -304,7 +308,7 @@ def test_every_phase_killed_then_the_next_ingest_finishes_the_work(reference: tu
     # SIGKILL during the dbt build: the build stays `started`, and its dbt runs on, holding the warehouse,
     # until the next run stops it.
     child = start_paused(ingest_command(home), "building", marker, env)
-    orphan = {int(run.tags[DBT_PID_TAG]) for run in dagster_runs(home) if DBT_PID_TAG in run.tags} - dbt_pids
+    orphan = {int(run.tags[DBT_PID_TAG]) for run in dagster_runs() if DBT_PID_TAG in run.tags} - dbt_pids
     assert stop(child, signal.SIGKILL) == -signal.SIGKILL
     assert len(orphan) == 1 and process_alive(*orphan)
 
@@ -327,7 +331,7 @@ def test_every_phase_killed_then_the_next_ingest_finishes_the_work(reference: tu
     # Every run is finished, none holds a slot: the pool is free for the next writer.
     import dagster as dg
 
-    with dg.DagsterInstance.from_config(str(home.dagster_home)) as instance:
+    with dg.DagsterInstance.get() as instance:
         assert all(run.is_finished for run in instance.get_runs())
         assert instance.event_log_storage.get_concurrency_info(DUCKDB_WRITER_POOL).claimed_slots == []
 

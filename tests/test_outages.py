@@ -68,6 +68,11 @@ def test_an_outage_is_one_line_per_failed_feed_and_the_answering_feeds_load(tmp_
     assert "Traceback" not in output and "retrying" not in output and " - DEBUG - " not in output
     assert len(output.splitlines()) <= len(PRICE_FEEDS) + 6, output
 
+    # A feed without its key is skipped, and the line says which setting it needs.
+    for feed in PRICE_FEEDS:
+        if feed.name in WITHOUT_KEY_SKIPPED:
+            assert f"prices/{feed.name} {today}: skipped (set {feed.credential_env} to fetch it)" in refresh.stdout
+
     # The feeds that answered are loaded.
     assert f"prices/lambda {today}: loaded" in refresh.stdout, output
     loaded = query(

@@ -177,7 +177,12 @@ def _boot_time() -> float:
 
 
 def _first_event_pid(instance: dg.DagsterInstance, run_id: str) -> int | None:
-    records = instance.event_log_storage.get_records_for_run(run_id, limit=20).records
+    """The PID on the run's start events: written by the process that executes the run."""
+    import dagster as dg
+
+    records = instance.event_log_storage.get_records_for_run(
+        run_id, of_type={dg.DagsterEventType.RUN_START, dg.DagsterEventType.STEP_START}, limit=5
+    ).records
     for record in records:
         event = record.event_log_entry.dagster_event
         if event is not None and event.pid is not None:

@@ -57,6 +57,20 @@ with connect(home.warehouse) as con:
 log = logging.getLogger("test_crash_safety")
 
 
+_started: list[subprocess.Popen] = []
+
+
+@pytest.fixture(autouse=True)
+def no_child_left_behind():
+    """A failing test must not leave a paused child holding a warehouse (or a CPU) behind."""
+    yield
+    while _started:
+        child = _started.pop()
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+
+
 @pytest.fixture
 def home(tmp_path: Path) -> FinopsHome:
     return FinopsHome(tmp_path / "home").ensure()
@@ -90,6 +104,7 @@ def start_paused(
         child = subprocess.Popen(
             command, cwd=PROJECT_ROOT, env=dict(env) | pause_env(phase, marker), stdout=out, stderr=err, text=True
         )
+    _started.append(child)
     deadline = time.monotonic() + within
     while not marker.exists():
         if child.poll() is not None:

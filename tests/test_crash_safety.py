@@ -17,6 +17,7 @@ import sys
 import threading
 import time
 from collections.abc import Mapping
+from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
 
@@ -446,3 +447,38 @@ def test_a_run_whose_pid_now_belongs_to_a_newer_process_is_dead(tmp_path: Path, 
             newer.wait()
         assert instance.get_run_by_id("old-run").status == dg.DagsterRunStatus.FAILURE
         assert instance.event_log_storage.get_concurrency_info(DUCKDB_WRITER_POOL).claimed_slots == []
+
+
+def test_a_build_is_owed_after_a_crash_until_one_succeeds_after_the_last_billing_load():
+    import duckdb
+
+    from pipelines.lib.builds import finish_build, rebuild_reason, start_build
+    from pipelines.lib.warehouse import ensure_tables
+
+    con = duckdb.connect()
+    billing = ["raw.focus_cost_and_usage"]
+    assert rebuild_reason(con, billing) is None  # a new warehouse: nothing loaded, nothing owed
+    ensure_tables(con, FOCUS.raw_table)
+
+    def load(table: str) -> None:
+        con.execute(
+            "insert into audit.loads values "
+            "(uuid()::varchar, 'x', ?, 'd', 'sha', 'loaded', 1, 0, '[]', '{}', null, ?, null)",
+            [table, datetime.now(UTC).replace(tzinfo=None)],
+        )
+        time.sleep(0.01)
+
+    load("raw.focus_cost_and_usage")
+    assert rebuild_reason(con, billing) == "no model build has succeeded since data was loaded"
+    first = start_build(con, run_id="r1", command="dbt build")
+    assert "never finished (its process died)" in rebuild_reason(con, billing)  # killed: still `started`
+    second = start_build(con, run_id="r2", command="dbt build")
+    assert con.execute("select status from audit.builds where build_id = ?", [first]).fetchall() == [("interrupted",)]
+    finish_build(con, second, status="failed", message="a test failed")
+    assert rebuild_reason(con, billing).endswith(" failed")
+    finish_build(con, start_build(con, run_id="r3", command="dbt build"), status="succeeded")
+    assert rebuild_reason(con, billing) is None
+    load("raw.price_observations")  # a price load is not the billing ingest's to rebuild for
+    assert rebuild_reason(con, billing) is None
+    load("raw.focus_cost_and_usage")  # committed, then killed before its build
+    assert "is newer than the last successful model build" in rebuild_reason(con, billing)

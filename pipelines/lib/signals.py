@@ -4,8 +4,8 @@ Both signals raise KeyboardInterrupt in the main thread, so an open DuckDB trans
 loader rolls back on any exception) and Python unwinds. While Dagster executes a run it installs its own
 handler for both signals, which interrupts the step (dagster-dbt forwards it to dbt and waits for dbt to
 stop) and ends the run as failed without raising: `raise_if_stopped` after each run turns that into the
-same KeyboardInterrupt. Which signal arrived is read from a wakeup pipe, which CPython writes every
-signal number to whatever handler is installed (Dagster's handler does not say which it got).
+same KeyboardInterrupt. Which signal arrived is read from a wakeup pipe: CPython writes to it the number
+of every signal that has a Python handler, whoever installed it (Dagster's handler does not say which).
 
 `Progress` collects what the command finished, for the one line printed on the way out.
 """
@@ -101,7 +101,7 @@ class Progress:
     def summary(self) -> str:
         done = "; ".join(self.done) or "nothing"
         not_done = [self.doing] if self.doing else []
-        return f"done: {done}. Not done: {'; '.join(not_done + self.left) or 'nothing'}."
+        return f"done: {done}. Not done: {'; '.join(not_done + self.left) or 'the rest of the command'}."
 
 
 progress = Progress()

@@ -77,7 +77,8 @@ def prepare_instance(instance: dg.DagsterInstance, say: Say = print) -> list[Run
             last_message = now
         time.sleep(POLL_SECONDS)
         reclaimed += reclaim_dead_runs(instance, say)
-    return reclaimed
+    # A holder that died between the last two looks is no longer live but still holds its slot.
+    return reclaimed + reclaim_dead_runs(instance, say)
 
 
 def reclaim_dead_runs(instance: dg.DagsterInstance, say: Say = print) -> list[RunProcess]:

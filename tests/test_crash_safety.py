@@ -352,7 +352,7 @@ def test_every_phase_killed_then_the_next_ingest_finishes_the_work(
         assert instance.event_log_storage.get_concurrency_info(DUCKDB_WRITER_POOL).claimed_slots == []
 
 
-@pytest.mark.parametrize("signum", [signal.SIGKILL, signal.SIGTERM])
+@pytest.mark.parametrize("signum", [signal.SIGKILL, signal.SIGTERM], ids=["SIGKILL", "SIGTERM"])
 def test_a_killed_focus_export_leaves_no_half_file_and_the_next_one_writes_it_whole(
     reference: tuple[FinopsHome, float], tmp_path: Path, signum: int
 ):

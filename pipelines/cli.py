@@ -22,8 +22,13 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+from pipelines.lib import signals
+from pipelines.lib.atomic_files import replaced_atomically
 from pipelines.lib.billing_sources import SOURCES_BY_NAME
+from pipelines.lib.builds import owed_build
 from pipelines.lib.csv_safety import neutralise
+from pipelines.lib.outages import console_to, failure_line, log_file
+from pipelines.lib.recovery import cli_run_tags, prepare_instance
 from pipelines.lib.settings import FinopsHome, finops_home
 from pipelines.lib.warehouse import WarehouseBusy, connect
 
@@ -33,10 +38,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     home = finops_home().ensure()
     try:
-        return args.handler(home, args)
+        with signals.handled():
+            return args.handler(home, args)
     except (FileNotFoundError, ValueError, WarehouseBusy) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        return _stopped(home, args)
+
+
+def _stopped(home: FinopsHome, args: argparse.Namespace) -> int:
+    """SIGTERM or Ctrl-C: free what this process's runs held, say in one line what was and was not done."""
+    import dagster as dg
+
+    from pipelines.lib.recovery import free_own_runs
+
+    with dg.DagsterInstance.get() as instance:
+        free_own_runs(instance)
+    command = args.handler.__name__.strip("_").replace("_", " ")
+    print(f"gpu-finops {command} stopped by {signals.signal_name()}: {signals.progress.summary()}", file=sys.stderr)
+    return signals.exit_code()
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -182,10 +203,22 @@ def _ingest(home: FinopsHome, args: argparse.Namespace) -> int:
         deliveries.append(register(home, source, path))
         print(f"Registered {path} as {source}/{deliveries[-1].name}")
     keys = sorted({SOURCES_BY_NAME[delivery.source].asset_key for delivery in deliveries})
+    signals.progress.start(
+        f"loading {', '.join(str(path) for path in args.paths)} (rolled back: none of it is in the warehouse)",
+        "model build",
+    )
     results, ok = _execute(load_selection(*keys))
+    signals.progress.finish(f"loaded {sum(r['status'] == 'loaded' for r in results)} of {len(results)} deliveries")
     _print_deliveries(results)
-    if ok and (args.rebuild or any(result["status"] == "loaded" for result in results)):
+    loaded = any(result["status"] == "loaded" for result in results)
+    # A crash can leave loads the models never saw (killed between load and build, or mid-build).
+    owed = owed_build(home.warehouse) if ok and not (args.rebuild or loaded) else None
+    if owed:
+        print(f"Rebuilding the models: {owed}.")
+    if ok and (args.rebuild or loaded or owed):
+        signals.progress.start("model build (the next `gpu-finops ingest` rebuilds)")
         _, ok = _execute(transform_selection())
+        signals.progress.finish("models built" if ok else "model build failed")
     elif ok:
         # Rebuilding would change nothing, and a rejected delivery leaves the warehouse as it was.
         print("Nothing new was loaded, so the models were not rebuilt (--rebuild forces it).")
@@ -211,12 +244,15 @@ def _execute(selection: Any, dbt_vars: dict[str, str] | None = None) -> tuple[li
     if dbt_vars:
         run_config = {"ops": {gpu_finops_dbt_models.op.name: {"config": {"vars": dbt_vars}}}}
     with dg.DagsterInstance.get() as instance:
+        prepare_instance(instance)
         result = job.execute_in_process(
             instance=instance,
             asset_selection=list(selection.resolve(definitions.resolve_asset_graph())),
             raise_on_error=False,
             run_config=run_config,
+            tags=cli_run_tags(),
         )
+    signals.raise_if_stopped()
     deliveries: list[dict[str, Any]] = []
     for event in result.get_asset_materialization_events():
         metadata = event.step_materialization_data.materialization.metadata
@@ -243,6 +279,7 @@ def _prices_refresh(home: FinopsHome, args: argparse.Namespace) -> int:
     if first > last:
         print(f"--from {first} is after {last}", file=sys.stderr)
         return 2
+    signals.progress.start("price refresh (feeds are loaded one by one; each is whole or absent)")
     return 0 if _refresh_prices(first, last) else 1
 
 
@@ -251,23 +288,29 @@ def _refresh_prices(first: date, last: date) -> bool:
     import dagster as dg
 
     from pipelines.definitions import defs
+    from pipelines.lib.price_feeds import PRICE_FEEDS
 
     definitions = defs()
     job = definitions.resolve_implicit_global_asset_job_def()
     selection = dg.AssetSelection.groups("prices").resolve(definitions.resolve_asset_graph())
     if first == last:
-        partitions: dict[str, Any] = {"partition_key": last.isoformat()}
+        partitions: dict[str, Any] = {"partition_key": last.isoformat(), "tags": cli_run_tags()}
     else:
         partitions = {
             "tags": {
                 "dagster/asset_partition_range_start": first.isoformat(),
                 "dagster/asset_partition_range_end": last.isoformat(),
             }
+            | cli_run_tags()
         }
-    with dg.DagsterInstance.get() as instance:
+    # Dagster's console log (retries, stack traces) goes to a log file: an outage is one line per feed here.
+    log = log_file(finops_home().logs, "prices-refresh")
+    with dg.DagsterInstance.get() as instance, console_to(log):
+        prepare_instance(instance)
         result = job.execute_in_process(
             instance=instance, asset_selection=list(selection), raise_on_error=False, **partitions
         )
+    signals.raise_if_stopped()
     days = f"{first}" if first == last else f"{first}…{last}"
     reported: set[str] = set()
     for event in result.get_asset_materialization_events():
@@ -285,10 +328,14 @@ def _refresh_prices(first: date, last: date) -> bool:
     for event in result.all_events:
         if event.is_step_failure:
             failed.add(event.step_key)
-            print(f"error in {event.step_key}: {event.step_failure_data.error.message.strip()}", file=sys.stderr)
+            print(failure_line(event.step_key.replace("__", "/"), event.step_failure_data.error), file=sys.stderr)
+    keys_needed = {f"prices/{feed.name}": feed.credential_env for feed in PRICE_FEEDS if feed.credential_env}
     for key in sorted(selection, key=lambda key: key.to_user_string()):
         if key.to_user_string() not in reported and "__".join(key.path) not in failed:
-            print(f"{key.to_user_string()} {days}: skipped (see the log above for why)")
+            needed = keys_needed.get(key.to_user_string())
+            why = f"set {needed} to fetch it" if needed and not os.environ.get(needed) else "see the log file for why"
+            print(f"{key.to_user_string()} {days}: skipped ({why})")
+    print(f"Log (Dagster's events, retries, stack traces): {log}", file=sys.stderr if failed else sys.stdout)
     return result.success
 
 
@@ -314,15 +361,18 @@ def _demo_telemetry(home: FinopsHome, seed: int) -> bool:
     job = definitions.resolve_implicit_global_asset_job_def()
     selection = dg.AssetSelection.groups("telemetry").resolve(definitions.resolve_asset_graph())
     with dg.DagsterInstance.get() as instance:
+        prepare_instance(instance)
         result = job.execute_in_process(
             instance=instance,
             asset_selection=list(selection),
             tags={
                 "dagster/asset_partition_range_start": first_day.isoformat(),
                 "dagster/asset_partition_range_end": demo_last_day().isoformat(),
-            },
+            }
+            | cli_run_tags(),
             raise_on_error=False,
         )
+    signals.raise_if_stopped()
     for event in result.get_asset_materialization_events():
         metadata = {key: value.value for key, value in event.step_materialization_data.materialization.metadata.items()}
         print(
@@ -549,7 +599,8 @@ def _build_docs(home: FinopsHome) -> Path:
     invocation.wait()
     index = home.docs / "index.html"
     page = (invocation.target_path / "static_index.html").read_text(encoding="utf-8")
-    index.write_text(_bind_template_urls(page), encoding="utf-8")
+    with replaced_atomically(index) as (temporary,):
+        temporary.write_text(_bind_template_urls(page), encoding="utf-8")
     return index
 
 
@@ -568,6 +619,7 @@ def _bind_template_urls(page: str) -> str:
 def _export(home: FinopsHome, args: argparse.Namespace) -> int:
     from pipelines.lib.focus_export import export_focus
 
+    signals.progress.start(f"FOCUS export to {args.directory} (files there are as they were)")
     written = export_focus(home.warehouse, args.directory)
     for path, rows in written:
         print(f"wrote {path} ({rows} rows)")

@@ -64,12 +64,17 @@ def credential(env_var: str, *, provider: str) -> str:
     return value
 
 
+def default_attempts() -> int:
+    """FINOPS_HTTP_ATTEMPTS (default 5): tries per request before it fails (1: no retries, e.g. known offline)."""
+    return max(1, int(os.environ.get("FINOPS_HTTP_ATTEMPTS", "").strip() or 5))
+
+
 @dataclass
 class HttpClient:
     provider: str
     connect_timeout: float = 10.0
     read_timeout: float = 60.0
-    max_attempts: int = 5
+    max_attempts: int = field(default_factory=lambda: default_attempts())
     backoff_seconds: float = 1.0
     max_backoff_seconds: float = 60.0
     secrets: tuple[str, ...] = ()

@@ -20,6 +20,7 @@ from pathlib import Path
 import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 
+from pipelines.lib.atomic_files import replaced_atomically
 from pipelines.lib.csv_safety import neutralise_sql
 from pipelines.lib.warehouse import connect, quote_identifier
 
@@ -49,8 +50,10 @@ def export_focus(warehouse: Path, directory: Path) -> list[tuple[Path, int]]:
         csv_path = directory / f"{FOCUS_TABLE}.csv"
         typed = ", ".join(_parquet_column(name, data_type) for name, data_type in columns)
         as_text = ", ".join(_csv_column(name, data_type) for name, data_type in columns)
-        rows = _write(con.sql(f"select {typed} from {table} order by {_ORDER}"), parquet_path)
-        _write(con.sql(f"select {as_text} from {table} order by {_ORDER}"), csv_path)
+        # Both files are replaced together, or neither: a killed export leaves the previous pair.
+        with replaced_atomically(parquet_path, csv_path) as (parquet_tmp, csv_tmp):
+            rows = _write(con.sql(f"select {typed} from {table} order by {_ORDER}"), parquet_tmp, parquet=True)
+            _write(con.sql(f"select {as_text} from {table} order by {_ORDER}"), csv_tmp, parquet=False)
     return [(parquet_path, rows), (csv_path, rows)]
 
 
@@ -71,10 +74,10 @@ def _csv_column(name: str, data_type: str) -> str:
     return column
 
 
-def _write(relation, path: Path) -> int:
+def _write(relation, path: Path, *, parquet: bool) -> int:
     reader = relation.to_arrow_reader(BATCH_ROWS)
     rows = 0
-    writer_cls = pq.ParquetWriter if path.suffix == ".parquet" else pa_csv.CSVWriter
+    writer_cls = pq.ParquetWriter if parquet else pa_csv.CSVWriter
     with writer_cls(str(path), reader.schema) as writer:
         for batch in reader:
             writer.write_batch(batch)

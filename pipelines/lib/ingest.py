@@ -17,6 +17,7 @@ import duckdb
 from pipelines.lib.landing import pending_deliveries, quarantine
 from pipelines.lib.quality import QualityGate, QualityReport
 from pipelines.lib.settings import FinopsHome
+from pipelines.lib.test_hooks import pause_if_requested
 from pipelines.lib.warehouse import find_load, load_delivery
 from sources.delivery import Delivery
 from sources.errors import RejectedInput
@@ -86,6 +87,7 @@ def _ingest_one(
         existing = find_load(con, source.name, sha256)
         if existing is not None:
             return DeliveryResult(delivery=delivery.name, status="duplicate", load_id=existing)
+        pause_if_requested("reading")
         parsed = source.parse(delivery)
         outcome = load_delivery(
             con,

@@ -29,6 +29,7 @@ import duckdb
 import polars as pl
 
 from pipelines.lib.currencies import ISO_4217_CURRENCIES
+from pipelines.lib.test_hooks import pause_if_requested
 from pipelines.lib.warehouse import RawTable, ReferenceTable, quote_identifier
 from sources.delivery import DeliveryWarning
 from sources.errors import RejectedInput
@@ -435,6 +436,7 @@ def validate_load(
     """Run the table's suite over one load's rows; every expectation's result is appended to
     audit.quality_results unless `record` is false (the gate records them once it knows the outcome)."""
     ensure_quality_table(con)
+    pause_if_requested("validating")
     validation = validation or _ephemeral_validation(table, facts)
     tallies = _run_suite(con, table, facts, load_id, validation)
     checked_at = datetime.now(UTC).replace(tzinfo=None)

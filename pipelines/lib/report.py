@@ -21,6 +21,7 @@ from typing import Any
 import altair as alt
 import duckdb
 
+from pipelines.lib.atomic_files import replaced_atomically
 from pipelines.lib.warehouse import connect
 
 REPORT_FILE = "gpu-finops-report.html"
@@ -82,8 +83,8 @@ def write_report(warehouse: Path, output: Path) -> Report:
             _opportunities(con),
             _data_quality(con),
         ]
-    output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(render(sections, generated_at=datetime.now(UTC)), encoding="utf-8")
+    with replaced_atomically(output) as (temporary,):
+        temporary.write_text(render(sections, generated_at=datetime.now(UTC)), encoding="utf-8")
     return Report(output, sections)
 
 

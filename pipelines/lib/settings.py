@@ -50,6 +50,11 @@ class FinopsHome:
         return self.root / "report"
 
     @property
+    def logs(self) -> Path:
+        """Log files of CLI runs whose detail would bury what matters on the terminal (e.g. a feed outage)."""
+        return self.root / "logs"
+
+    @property
     def dagster_home(self) -> Path:
         return self.root / "dagster"
 

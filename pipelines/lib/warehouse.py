@@ -12,8 +12,6 @@ raw inside the transaction and can still reject it: raising rolls the whole load
 from __future__ import annotations
 
 import json
-import os
-import time
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -26,11 +24,10 @@ import duckdb
 import polars as pl
 
 from pipelines.lib.settings import duckdb_memory_limit
+from pipelines.lib.test_hooks import pause_if_requested
 from sources.focus.columns import DECIMAL_PRECISION, DECIMAL_SCALE
 
 MONEY_SQL_TYPE = f"DECIMAL({DECIMAL_PRECISION}, {DECIMAL_SCALE})"
-PAUSE_BEFORE_COMMIT_ENV = "FINOPS_TEST_PAUSE_BEFORE_COMMIT"
-"""Tests only: a file path; a load touches it and sleeps just before committing, so a test can kill it there."""
 
 
 def quote_identifier(name: str) -> str:
@@ -310,13 +307,6 @@ def _record_restatement(
     )
 
 
-def _pause_for_crash_test() -> None:
-    marker = os.environ.get(PAUSE_BEFORE_COMMIT_ENV)
-    if marker:
-        Path(marker).touch()
-        time.sleep(600)
-
-
 def _billing_periods(con: duckdb.DuckDBPyConnection, load_id: str) -> list[str]:
     rows = con.execute(
         "SELECT DISTINCT strftime(billing_period_start, '%Y-%m-%d') FROM audit.load_totals "
@@ -452,7 +442,7 @@ def _staged(con: duckdb.DuckDBPyConnection, view: str, frame: pl.DataFrame) -> I
     try:
         con.begin()
         yield
-        _pause_for_crash_test()
+        pause_if_requested("committing")
         con.commit()
     except BaseException:
         con.rollback()

@@ -1,13 +1,19 @@
 import json
+import shlex
+import signal
+import subprocess
 
 import dagster as dg
 from dagster_dbt import DbtCliResource, dbt_assets
 from dagster_duckdb import DuckDBResource
 from pydantic import Field
 
+from pipelines.lib.builds import finish_build, start_build
 from pipelines.lib.dbt import FinopsDbtTranslator, dbt_project, ensure_manifest
 from pipelines.lib.raw_schema import ensure_raw_tables
+from pipelines.lib.recovery import DBT_PID_TAG, DBT_STOP_SECONDS
 from pipelines.lib.settings import DUCKDB_WRITER_POOL
+from pipelines.lib.test_hooks import pause_if_requested
 
 ensure_manifest()
 
@@ -32,11 +38,45 @@ def gpu_finops_dbt_models(
     context: dg.AssetExecutionContext, dbt: DbtCliResource, duckdb: DuckDBResource, config: DbtBuildConfig
 ):
     """Staging, intermediate and mart models with their tests, built in one `dbt build`."""
-    with duckdb.get_connection() as con:
-        ensure_raw_tables(con)
     # Unit tests check the SQL against fixed cases, not the data: dbt recommends leaving them out of production
     # builds. The test suite runs every one of them (tests/test_dbt_unit_tests.py).
     args = ["build", "--exclude-resource-type", "unit_test"]
     if config.vars:
         args += ["--vars", json.dumps(config.vars, sort_keys=True)]
-    yield from dbt.cli(args, context=context).stream()
+    with duckdb.get_connection() as con:
+        ensure_raw_tables(con)
+        build_id = start_build(con, run_id=context.run_id, command=shlex.join(["dbt", *args]))
+    # audit.builds says whether this build finished (a SIGKILL leaves it `started`: the next run rebuilds).
+    invocation = None
+    try:
+        invocation = dbt.cli(args, context=context)
+        # A killed run's dbt keeps building on its own: the next run finds its PID here and stops it.
+        context.instance.add_run_tags(context.run_id, {DBT_PID_TAG: str(invocation.process.pid)})
+        for number, event in enumerate(invocation.stream()):
+            yield event
+            if number == 0:
+                pause_if_requested("building")
+    except BaseException as exc:
+        interrupted = isinstance(exc, KeyboardInterrupt | GeneratorExit | dg.DagsterExecutionInterruptedError)
+        if invocation is not None:
+            _stop(invocation.process)
+        _finish(duckdb, build_id, "interrupted" if interrupted else "failed", str(exc).strip()[:2000] or None)
+        raise
+    _finish(duckdb, build_id, "succeeded")
+
+
+def _stop(process: subprocess.Popen) -> None:
+    """dbt, asked as by Ctrl-C, then killed: it holds the warehouse until it exits."""
+    if process.poll() is not None:
+        return
+    process.send_signal(signal.SIGINT)
+    try:
+        process.wait(timeout=DBT_STOP_SECONDS)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+def _finish(duckdb: DuckDBResource, build_id: str, status: str, message: str | None = None) -> None:
+    with duckdb.get_connection() as con:
+        finish_build(con, build_id, status=status, message=message)

@@ -204,7 +204,8 @@ def _ingest(home: FinopsHome, args: argparse.Namespace) -> int:
         print(f"Registered {path} as {source}/{deliveries[-1].name}")
     keys = sorted({SOURCES_BY_NAME[delivery.source].asset_key for delivery in deliveries})
     signals.progress.start(
-        f"loading {', '.join(str(path) for path in args.paths)} (rolled back: none of it is in the warehouse)",
+        f"loading {', '.join(str(path) for path in args.paths)} (a delivery not yet committed was rolled back; "
+        "run the same command again)",
         "model build",
     )
     results, ok = _execute(load_selection(*keys))

@@ -586,36 +586,38 @@ def check_pending_loads(
 class LiveWarning:
     """A warning recorded for a load whose rows are in raw now."""
 
+    source: str
     load_id: str
     delivery: str
     rule: str
     column: str | None
     rows: int | None
     example: str | None
-    observed: str
+    """The first row it concerns, `<file> row <n>`."""
 
 
 def live_warnings(
-    con: duckdb.DuckDBPyConnection, table_name: str, *, load_source: str | None = None
+    con: duckdb.DuckDBPyConnection, table_name: str | None = None, *, load_source: str | None = None
 ) -> list[LiveWarning]:
-    """Warning-severity results of the latest check of every load of `table_name` not superseded."""
-    ensure_quality_table(con)
+    """Warning-severity results of the latest check of every load not superseded (of `table_name`, if given).
+
+    Reads only (the report's connection is read-only): `ensure_quality_table` first on a new warehouse.
+    """
     rows = con.execute(
         """
         with latest as (
             select load_id, max(checked_at) as checked_at from audit.quality_results group by load_id
         )
-        select q.load_id, l.delivery, q.description, q.column_name, q.unexpected_count,
-               case when q.example_file is not null then q.example_file || ' row ' || q.example_row end,
-               q.observed_value
+        select l.source, q.load_id, l.delivery, q.description, q.column_name, q.unexpected_count,
+               case when q.example_file is not null then q.example_file || ' row ' || q.example_row end
         from audit.quality_results as q
         join latest using (load_id, checked_at)
         join audit.loads as l using (load_id)
-        where l.raw_table = ? and l.status = 'loaded' and (?::VARCHAR is null or l.source = ?)
-          and not q.passed and q.severity = 'warning'
-        order by l.loaded_at, q.description
+        where (?::VARCHAR is null or l.raw_table = ?) and (?::VARCHAR is null or l.source = ?)
+          and l.status = 'loaded' and not q.passed and q.severity = 'warning'
+        order by l.source, l.loaded_at, q.description
         """,
-        [table_name, load_source, load_source],
+        [table_name, table_name, load_source, load_source],
     ).fetchall()
     return [LiveWarning(*row) for row in rows]
 

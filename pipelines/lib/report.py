@@ -22,6 +22,7 @@ import altair as alt
 import duckdb
 
 from pipelines.lib.atomic_files import replaced_atomically
+from pipelines.lib.quality import live_warnings
 from pipelines.lib.warehouse import connect
 
 REPORT_FILE = "gpu-finops-report.html"
@@ -669,20 +670,6 @@ def _opportunities(con: duckdb.DuckDBPyConnection) -> Section:
     return Section(base.key, base.title, base.how_to_read, base.marts, None, (table,))
 
 
-DATA_QUALITY_SQL = """
-with latest as (
-    select load_id, max(checked_at) as checked_at from audit.quality_results group by load_id
-)
-select l.source, l.delivery, q.description as rule, q.unexpected_count as row_count,
-       case when q.example_file is not null then q.example_file || ' row ' || q.example_row end as first_at
-from audit.quality_results as q
-join latest using (load_id, checked_at)
-join audit.loads as l using (load_id)
-where l.status = 'loaded' and not q.passed and q.severity = 'warning'
-order by l.source, l.loaded_at, q.description
-"""
-
-
 def _data_quality(con: duckdb.DuckDBPyConnection) -> Section:
     how = (
         "Whether each source's data is current and clean. A delivery that breaks a rule the FOCUS spec or its "
@@ -699,7 +686,7 @@ def _data_quality(con: duckdb.DuckDBPyConnection) -> Section:
     if has_status < 3:
         return _no_data(base)
     statuses = _query(con, "select * from audit.source_status where live_loads > 0 or status <> 'never delivered'")
-    warnings = _query(con, DATA_QUALITY_SQL)
+    warnings = live_warnings(con)
     tables = [
         Table(
             "Sources",
@@ -720,13 +707,13 @@ def _data_quality(con: duckdb.DuckDBPyConnection) -> Section:
             ["Source", "Delivery", "Rule", "Rows", "First at"],
             [
                 [
-                    Cell(row["source"]),
-                    Cell(row["delivery"]),
-                    Cell(row["rule"]),
-                    Cell("-" if row["row_count"] is None else str(row["row_count"])),
-                    Cell(row["first_at"] or "-"),
+                    Cell(warning.source),
+                    Cell(warning.delivery),
+                    Cell(warning.rule),
+                    Cell("-" if warning.rows is None else str(warning.rows)),
+                    Cell(warning.example or "-"),
                 ]
-                for row in warnings
+                for warning in warnings
             ]
             or [
                 [

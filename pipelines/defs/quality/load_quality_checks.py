@@ -23,7 +23,14 @@ from pipelines.lib.billing_sources import BILLING_SOURCES
 from pipelines.lib.fx_rates import FX_RATES
 from pipelines.lib.market_prices import price_table
 from pipelines.lib.price_feeds import PRICE_FEEDS
-from pipelines.lib.quality import Partition, QualityFacts, QualityReport, check_pending_loads, live_warnings
+from pipelines.lib.quality import (
+    Partition,
+    QualityFacts,
+    QualityReport,
+    check_pending_loads,
+    ensure_quality_table,
+    live_warnings,
+)
 from pipelines.lib.settings import DUCKDB_WRITER_POOL
 from pipelines.lib.warehouse import RawTable, ReferenceTable
 from sources.prices.offers import OFFER_SCHEMA
@@ -168,6 +175,7 @@ def build_load_warnings_check(subject: QualitySubject) -> dg.AssetChecksDefiniti
     )
     def check(duckdb: DuckDBResource) -> dg.AssetCheckResult:
         with duckdb.get_connection() as con:
+            ensure_quality_table(con)
             warnings = live_warnings(con, subject.table.name, load_source=subject.load_source)
         rows = ["| delivery | warning | rows | first at |", "|---|---|---|---|"] + [
             f"| {w.delivery} | {w.rule.replace('|', '/')} | {'-' if w.rows is None else w.rows} | {w.example or '-'} |"

@@ -10,7 +10,7 @@ For each N (default 1M and 10M), in one process tree and one run:
 and once per run, one region's AWS EC2 price list CSV (about 700 MB) parsed as the price feed does.
 
 Every phase runs as a child process; a sampler thread sums the resident memory of the whole tree
-(this process and every descendant, dbt included) from /proc every 50 ms, so "peak RSS" is what the
+(this process and every descendant, dbt included) with psutil every 50 ms, so "peak RSS" is what the
 machine had to hold at once. Results go to JSON and to the markdown table in docs/benchmarks.md.
 """
 
@@ -33,6 +33,8 @@ from datetime import UTC, date, datetime, timedelta
 from importlib.metadata import version
 from pathlib import Path
 
+import psutil
+
 from pipelines.lib.landing import register
 from pipelines.lib.settings import DBT_PROJECT_DIR, PROJECT_ROOT, FinopsHome
 from sources.synthetic import scale
@@ -41,7 +43,6 @@ from sources.synthetic.scale import Written
 DEFAULT_START = date(2025, 1, 1)
 DEFAULT_DAYS = 349
 """Through 15 December: a year of history, and the daily delivery re-delivers December to date."""
-PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
 TARGETS = {
     "ingest_vs_baseline": 3.0,
     "ingest_transform_vs_baseline": 6.0,
@@ -54,10 +55,10 @@ PRICE_LIST_FILLER_ROWS = 1_500_000
 
 
 class TreeMemory:
-    """Peak of the summed RSS of a process and all its descendants, sampled from /proc."""
+    """Peak of the summed RSS of a process and all its descendants, sampled every `interval` seconds."""
 
     def __init__(self, root_pid: int, interval: float = 0.05, limit_bytes: int | None = None) -> None:
-        self.root_pid = root_pid
+        self.root = psutil.Process(root_pid)
         self.interval = interval
         self.limit_bytes = limit_bytes
         self.peak = 0
@@ -75,55 +76,24 @@ class TreeMemory:
 
     def _run(self) -> None:
         while not self._stop.is_set():
-            pids = _tree(self.root_pid)
-            total = sum(_rss(pid) for pid in pids)
+            children = self.root.children(recursive=True)
+            total = sum(_rss(process) for process in [self.root, *children])
             self.peak = max(self.peak, total)
             if self.limit_bytes and total > self.limit_bytes and not self.exceeded:
                 # A guard for a shared machine: stop the phase's children, not the whole box.
                 self.exceeded = True
-                for pid in pids:
-                    if pid != self.root_pid:
-                        _kill(pid)
+                for child in children:
+                    with contextlib.suppress(psutil.Error):
+                        child.kill()
             self._stop.wait(self.interval)
 
 
-def _children() -> dict[int, list[int]]:
-    children: dict[int, list[int]] = {}
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry.name}/stat", "rb") as handle:
-                stat = handle.read()
-        except OSError:
-            continue
-        # The command name may hold spaces and parentheses: fields resume after the last ')'.
-        parent = int(stat[stat.rindex(b")") + 2 :].split()[1])
-        children.setdefault(parent, []).append(int(entry.name))
-    return children
-
-
-def _tree(root: int) -> list[int]:
-    children = _children()
-    found, pending = [], [root]
-    while pending:
-        pid = pending.pop()
-        found.append(pid)
-        pending.extend(children.get(pid, []))
-    return found
-
-
-def _rss(pid: int) -> int:
+def _rss(process: psutil.Process) -> int:
+    """A process that ended between listing and reading counts as nothing."""
     try:
-        with open(f"/proc/{pid}/statm", "rb") as handle:
-            return int(handle.read().split()[1]) * PAGE_SIZE
-    except (OSError, IndexError, ValueError):
+        return process.memory_info().rss
+    except psutil.Error:
         return 0
-
-
-def _kill(pid: int) -> None:
-    with contextlib.suppress(OSError):
-        os.kill(pid, 9)
 
 
 @dataclass
@@ -359,11 +329,9 @@ def dbt_timings(target: Path) -> dict[str, object]:
 
 
 def machine() -> dict[str, object]:
-    with open("/proc/meminfo") as handle:
-        total_kb = int(next(line for line in handle if line.startswith("MemTotal")).split()[1])
     return {
         "cores": os.cpu_count(),
-        "memory_gb": round(total_kb / 1e6, 1),
+        "memory_gb": round(psutil.virtual_memory().total / 1e9, 1),
         "load_average_at_start": [round(value, 2) for value in os.getloadavg()],
         "platform": platform.platform(),
         "python": platform.python_version(),

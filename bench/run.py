@@ -35,7 +35,7 @@ from pathlib import Path
 
 import psutil
 
-from pipelines.lib.landing import register
+from pipelines.lib.ingest.landing import register
 from pipelines.lib.settings import DBT_PROJECT_DIR, PROJECT_ROOT, FinopsHome
 from sources.synthetic import scale
 from sources.synthetic.scale import Written

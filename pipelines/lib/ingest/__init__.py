@@ -1,0 +1,1 @@
+"""Loading deliveries: the billing source registry, the landing zone and quarantine, the ingest run, telemetry loads."""

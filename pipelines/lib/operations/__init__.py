@@ -1,0 +1,1 @@
+"""Running it: schedule and sensor decisions, signals, feed outages, crash recovery, the tests' pause hook."""

@@ -1,0 +1,1 @@
+"""What people open: the HTML report, the FOCUS export, CSV safety, whole-file writes, the training estimate."""

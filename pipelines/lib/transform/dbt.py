@@ -10,14 +10,24 @@ from typing import Any
 
 import dagster as dg
 from dagster_dbt import DagsterDbtTranslator, DagsterDbtTranslatorSettings, DbtCliResource, DbtProject
+from dagster_dbt.dbt_project import DagsterDbtProjectPreparer
 
 from pipelines.lib.settings import DBT_PROJECT_DIR
-
-dbt_project = DbtProject(project_dir=DBT_PROJECT_DIR, profiles_dir=DBT_PROJECT_DIR)
 
 _BESIDE_PYTHON = Path(sys.executable).parent / "dbt"
 DBT_EXECUTABLE = str(_BESIDE_PYTHON) if _BESIDE_PYTHON.exists() else shutil.which("dbt") or "dbt"
 """The dbt installed with this package, so the CLI works without an activated virtualenv."""
+
+
+class _ParseWithOurDbt(DagsterDbtProjectPreparer):
+    """dagster-dbt's preparer (it locks the manifest, so parallel processes never write it at once), run with
+    the dbt beside this Python rather than whichever `dbt` is first on PATH."""
+
+    def _prepare_manifest(self, project: DbtProject) -> None:
+        dbt_cli().cli(["parse", "--quiet"], target_path=project.target_path).wait()
+
+
+dbt_project = DbtProject(project_dir=DBT_PROJECT_DIR, profiles_dir=DBT_PROJECT_DIR)
 
 
 def ensure_manifest() -> None:
@@ -32,7 +42,7 @@ def ensure_manifest() -> None:
     newest = max((path.stat().st_mtime for path in sources), default=0.0)
     newest = max(newest, (DBT_PROJECT_DIR / "dbt_project.yml").stat().st_mtime)
     if not manifest.exists() or manifest.stat().st_mtime < newest:
-        dbt_cli().cli(["parse", "--quiet"], target_path=dbt_project.target_path).wait()
+        _ParseWithOurDbt().prepare(dbt_project)
 
 
 def dbt_cli() -> DbtCliResource:

@@ -20,7 +20,7 @@ from pipelines.lib.telemetry import (
     ingest_nvidia_smi_logs,
 )
 from pipelines.lib.warehouse import connect
-from sources.errors import RejectedInput
+from sources.common.errors import RejectedInput
 from sources.telemetry.host_map import read_host_map
 from sources.telemetry.nvidia_smi import host_of, read_nvidia_smi_log
 

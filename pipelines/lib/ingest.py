@@ -19,8 +19,8 @@ from pipelines.lib.quality import QualityGate, QualityReport
 from pipelines.lib.settings import FinopsHome
 from pipelines.lib.test_hooks import pause_if_requested
 from pipelines.lib.warehouse import find_load, load_delivery
-from sources.delivery import Delivery
-from sources.errors import RejectedInput
+from sources.common.delivery import Delivery
+from sources.common.errors import RejectedInput
 
 if TYPE_CHECKING:
     from pipelines.lib.billing_sources import BillingSource

@@ -14,7 +14,7 @@ from decimal import Decimal, InvalidOperation
 
 import polars as pl
 
-from sources.http import HttpClient, base_url
+from sources.common.http import HttpClient, base_url
 
 PROVIDER = "ECB"
 BASE_URL_ENV = "FINOPS_ECB_BASE_URL"

@@ -25,7 +25,7 @@ from typing import IO, Any
 import polars as pl
 import requests
 
-from sources.http import HttpClient
+from sources.common.http import HttpClient
 
 MONEY = pl.Decimal(38, 12)
 

@@ -21,8 +21,8 @@ from pathlib import Path
 
 import polars as pl
 
-from sources.errors import RejectedInput
-from sources.row_checks import EARLIEST, LATEST, MAX_FIELD_BYTES
+from sources.common.errors import RejectedInput
+from sources.common.row_checks import EARLIEST, LATEST, MAX_FIELD_BYTES
 from sources.telemetry import samples
 
 # nvidia-smi query field -> the DCGM metric that measures the same thing, in the same unit.

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import polars as pl
 
-from sources.focus.columns import DECIMAL_PRECISION, DECIMAL_SCALE
+from sources.common.types import DECIMAL, DECIMAL_PRECISION, DECIMAL_SCALE
 
-DECIMAL = pl.Decimal(DECIMAL_PRECISION, DECIMAL_SCALE)
 MAX_ABS_VALUE = 10 ** (DECIMAL_PRECISION - DECIMAL_SCALE)
 
 SM_ACTIVE = "DCGM_FI_PROF_SM_ACTIVE"

@@ -15,7 +15,7 @@ from urllib.parse import unquote, urlparse
 
 import polars as pl
 
-from sources.errors import RejectedInput
+from sources.common.errors import RejectedInput
 
 DATA_SUFFIXES = (".csv", ".csv.gz", ".gz", ".parquet", ".json", ".jsonl", ".ndjson")
 MANIFEST_SUFFIXES = ("manifest.json",)

@@ -14,6 +14,7 @@ from decimal import Decimal
 
 import polars as pl
 
+from sources.common.currencies import CODE_SHAPE
 from sources.common.delivery import Delivery, ParsedDelivery
 from sources.common.errors import RejectedInput
 from sources.common.rejects import plain
@@ -82,7 +83,7 @@ FILE_RULES = RowRules(
             ~pl.col("pricing_model").is_in(PRICING_MODELS),
             f"must be one of {' | '.join(PRICING_MODELS)}",
         ),
-        Check("currency", ~pl.col("currency").str.contains(r"^[A-Z]{3}$"), "must be an ISO 4217 code such as USD"),
+        Check("currency", ~pl.col("currency").str.contains(CODE_SHAPE), "must be an ISO 4217 code such as USD"),
         Check("gpu_count", pl.col("gpu_count") <= 0, "must be more than 0"),
         ordered("usage_end", "usage_start", "must be after usage_start (the end is exclusive)", exclusive=True),
         Check("usage_hours", pl.col("usage_hours") < 0, "must not be negative"),

@@ -27,6 +27,7 @@ from pathlib import Path
 
 import polars as pl
 
+from sources.common.currencies import CODE_SHAPE
 from sources.common.delivery import Delivery, DeliveryWarning, ParsedDelivery
 from sources.common.errors import RejectedInput
 from sources.common.files import GZIP_MAGIC, PARQUET_MAGIC, decompressed, magic_bytes, read_csv
@@ -81,7 +82,6 @@ BOOLEAN_COLUMNS = ("cost/overageFlag", "lineItem/isCorrection")
 """Written `true`/`false`; stored lower-case as text."""
 
 _HEADER_BY_LOWER = {header.lower(): header for header in REPORT_COLUMNS}
-_CURRENCY_CODE = r"^[A-Z]{3}$"
 
 
 def output_schema() -> dict[str, pl.DataType]:
@@ -299,7 +299,7 @@ def _check_values(raw: pl.DataFrame, typed: pl.DataFrame, report_columns: dict[s
             lambda value, expected=expected: f"{shorten(value)!r} is not {expected}",
         )
     reject_first(
-        ~typed["cost_currency_code"].str.contains(_CURRENCY_CODE).fill_null(True),
+        ~typed["cost_currency_code"].str.contains(CODE_SHAPE).fill_null(True),
         typed["cost_currency_code"],
         name,
         "cost/currencyCode",

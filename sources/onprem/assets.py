@@ -13,6 +13,7 @@ from pathlib import Path
 
 import polars as pl
 
+from sources.common.currencies import CODE_SHAPE
 from sources.common.delivery import Delivery, ParsedDelivery
 from sources.common.errors import RejectedInput
 from sources.common.row_checks import Check, RowRules, check_rows, check_values, ordered
@@ -83,7 +84,7 @@ def _repeated_asset_id() -> pl.Expr:
 FILE_RULES = RowRules(
     values=(
         Check("asset_id", _repeated_asset_id(), "appears on an earlier row too: asset ids must be unique"),
-        Check("currency", ~pl.col("currency").str.contains(r"^[A-Z]{3}$"), "must be an ISO 4217 code such as EUR"),
+        Check("currency", ~pl.col("currency").str.contains(CODE_SHAPE), "must be an ISO 4217 code such as EUR"),
         Check("gpu_count", pl.col("gpu_count") <= 0, "must be more than 0"),
         Check("depreciation_years", pl.col("depreciation_years") <= 0, "must be more than 0"),
         *(Check(column, pl.col(column) < 0, "must not be negative") for column in _NOT_NEGATIVE),

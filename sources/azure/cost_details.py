@@ -47,8 +47,16 @@ from sources.common.row_checks import (
     ordered,
     required,
 )
-from sources.common.typed import report_unparsed, utc_timestamp
-from sources.common.types import DECIMAL, DECIMAL_EXPECTED, DECIMAL_SCALE, TIMESTAMP, Kind, polars_type
+from sources.common.typed import report_unparsed, trimmed_text, utc_timestamp
+from sources.common.types import (
+    DATETIME_FORMATS,
+    DECIMAL,
+    DECIMAL_EXPECTED,
+    DECIMAL_SCALE,
+    TIMESTAMP,
+    Kind,
+    polars_type,
+)
 
 ACTUAL_COST = "ActualCost"
 AMORTIZED_COST = "AmortizedCost"
@@ -191,18 +199,7 @@ _DATE_FORMATS = (
     _DateFormat(
         "an ISO 8601 date-time",
         r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$",
-        (
-            "%Y-%m-%dT%H:%M:%SZ",
-            "%Y-%m-%dT%H:%M:%S%.fZ",
-            "%Y-%m-%dT%H:%M:%S%z",
-            "%Y-%m-%dT%H:%M:%S%.f%z",
-            "%Y-%m-%dT%H:%M:%S",
-            "%Y-%m-%dT%H:%M:%S%.f",
-            "%Y-%m-%dT%H:%MZ",
-            "%Y-%m-%d %H:%M:%S",
-            "%Y-%m-%d %H:%M:%S%.f",
-            "%Y-%m-%d %H:%M:%S%z",
-        ),
+        tuple(fmt for fmt in DATETIME_FORMATS if "%H" in fmt),
     ),
     _DateFormat("MM/DD/YYYY", r"^\d{1,2}/\d{1,2}/\d{4}$", ("%m/%d/%Y",)),
 )
@@ -436,7 +433,7 @@ def _typed_frame(raw: pl.DataFrame, name: str) -> pl.DataFrame:
             columns.append(typed_column(raw, column, kind))
     extras = [column for column in raw.columns if column.startswith(f"{EXTRA_COLUMN}.")]
     extra = (
-        pl.struct([_text(raw, column).alias(column.removeprefix(f"{EXTRA_COLUMN}.")) for column in extras])
+        pl.struct([trimmed_text(raw, column).alias(column.removeprefix(f"{EXTRA_COLUMN}.")) for column in extras])
         .struct.json_encode()
         .alias(EXTRA_COLUMN)
         if extras
@@ -449,16 +446,6 @@ def _typed_frame(raw: pl.DataFrame, name: str) -> pl.DataFrame:
     return typed
 
 
-def _text(raw: pl.DataFrame, column: str) -> pl.Expr:
-    """Any column as trimmed text, empty as null; nested Parquet values (structs, lists, maps) as JSON."""
-    dtype = raw.schema[column]
-    if dtype.is_nested():
-        text = pl.struct(pl.col(column).alias("v")).struct.json_encode().str.json_path_match("$.v")
-    else:
-        text = pl.col(column).cast(pl.String).str.strip_chars()
-    return pl.when(text == "").then(None).otherwise(text)
-
-
 def typed_column(raw: pl.DataFrame, column: str, kind: Kind) -> pl.Expr:
     dtype = raw.schema[column]
     if kind is Kind.DECIMAL:
@@ -467,8 +454,8 @@ def typed_column(raw: pl.DataFrame, column: str, kind: Kind) -> pl.Expr:
             return pl.col(column).cast(pl.String).str.to_decimal(scale=DECIMAL_SCALE).cast(DECIMAL).alias(column)
         if dtype.is_numeric() or isinstance(dtype, pl.Decimal):
             return pl.col(column).cast(DECIMAL, strict=False).alias(column)
-        return _text(raw, column).cast(DECIMAL, strict=False).alias(column)
-    text = _text(raw, column)
+        return trimmed_text(raw, column).cast(DECIMAL, strict=False).alias(column)
+    text = trimmed_text(raw, column)
     if kind is Kind.JSON and column == "Tags":
         # EA writes tags without their outer braces: `"team": "ml","env": "prod"`.
         text = pl.when(text.str.starts_with("{")).then(text).otherwise(pl.concat_str(pl.lit("{"), text, pl.lit("}")))
@@ -480,7 +467,7 @@ def _date_column(raw: pl.DataFrame, column: str, name: str) -> pl.Expr:
     stored = utc_timestamp(raw, column)
     if stored is not None:
         return stored
-    values = raw.select(_text(raw, column)).to_series()
+    values = raw.select(trimmed_text(raw, column)).to_series()
     present = values.drop_nulls()
     if present.is_empty():
         return pl.lit(None, dtype=TIMESTAMP).alias(column)
@@ -494,7 +481,7 @@ def _date_column(raw: pl.DataFrame, column: str, name: str) -> pl.Expr:
             row=row,
             column=column,
         )
-    text = _text(raw, column)
+    text = trimmed_text(raw, column)
     parsed = pl.coalesce(
         [text.str.to_datetime(fmt, strict=False, time_zone="UTC", time_unit="us") for fmt in chosen.formats]
     )
@@ -516,7 +503,9 @@ def _report_unparsed(raw: pl.DataFrame, typed: pl.DataFrame, column: str, kind: 
         expected = DECIMAL_EXPECTED
     else:
         expected = 'a JSON object of tags (`"key": "value"` pairs)' if column == "Tags" else "a JSON object"
-    report_unparsed(typed, column, kind, name, present=raw.select(_text(raw, column)).to_series(), expected=expected)
+    report_unparsed(
+        typed, column, kind, name, present=raw.select(trimmed_text(raw, column)).to_series(), expected=expected
+    )
 
 
 def _layout(frame: pl.DataFrame) -> str:

@@ -19,7 +19,7 @@ from sources.common.errors import RejectedInput
 from sources.common.files import read_raw
 from sources.common.rejects import plain, shorten
 from sources.common.row_checks import RowRules, Wording, check_values, required
-from sources.common.typed import parse_timestamp, report_unparsed, utc_timestamp
+from sources.common.typed import parse_timestamp, report_unparsed, trimmed_text, utc_timestamp
 from sources.common.types import DATETIME_FORMATS, DECIMAL, DECIMAL_EXPECTED, Kind, polars_type
 
 EXTRA_COLUMN = "_extra"
@@ -70,7 +70,7 @@ def read_contract_file(path: Path, name: str, columns: Sequence[Column]) -> pl.D
     typed = raw.select(
         *[_typed(raw, column) for column in columns],
         (
-            pl.struct([_text(raw, extra) for extra in extras]).struct.json_encode()
+            pl.struct([trimmed_text(raw, extra) for extra in extras]).struct.json_encode()
             if extras
             else pl.lit(None, dtype=pl.String)
         ).alias(EXTRA_COLUMN),
@@ -82,7 +82,7 @@ def read_contract_file(path: Path, name: str, columns: Sequence[Column]) -> pl.D
                 column.name,
                 column.kind,
                 name,
-                present=raw.select(_text(raw, column.name)).to_series(),
+                present=raw.select(trimmed_text(raw, column.name)).to_series(),
                 quoted=raw[column.name],
                 expected=_EXPECTED[column.kind],
             )
@@ -106,22 +106,12 @@ def _snake_case_names(raw: pl.DataFrame, name: str) -> pl.DataFrame:
     return raw.rename(renames)
 
 
-def _text(raw: pl.DataFrame, column: str) -> pl.Expr:
-    """Any column as text, surrounding spaces dropped and blanks as null; nested Parquet values as JSON."""
-    dtype = raw.schema[column]
-    if dtype.is_nested():
-        text = pl.struct(pl.col(column).alias("v")).struct.json_encode().str.json_path_match("$.v")
-    else:
-        text = pl.col(column).cast(pl.String).str.strip_chars()
-    return pl.when(text == "").then(None).otherwise(text).alias(column)
-
-
 def _typed(raw: pl.DataFrame, column: Column) -> pl.Expr:
     if column.name not in raw.columns:
         return pl.lit(None, dtype=column.dtype).alias(column.name)
     dtype = raw.schema[column.name]
     source = pl.col(column.name)
-    text = _text(raw, column.name)
+    text = trimmed_text(raw, column.name)
     if column.kind is Kind.DECIMAL:
         # Parquet doubles go through their shortest decimal text: 0.1 stays 0.1.
         return text.cast(DECIMAL, strict=False).alias(column.name)

@@ -23,6 +23,16 @@ def as_text(raw: pl.DataFrame, column: str) -> pl.Expr:
     return pl.col(column).cast(pl.String)
 
 
+def trimmed_text(raw: pl.DataFrame, column: str) -> pl.Expr:
+    """Any column as text, surrounding spaces dropped and blanks as null; nested Parquet values as JSON."""
+    dtype = raw.schema[column]
+    if dtype.is_nested():
+        text = pl.struct(pl.col(column).alias("v")).struct.json_encode().str.json_path_match("$.v")
+    else:
+        text = pl.col(column).cast(pl.String).str.strip_chars()
+    return pl.when(text == "").then(None).otherwise(text).alias(column)
+
+
 def utc_timestamp(raw: pl.DataFrame, column: str) -> pl.Expr | None:
     """A Parquet datetime or date column as naive UTC; None when the column is text to be parsed."""
     dtype = raw.schema[column]

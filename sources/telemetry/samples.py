@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from sources.common.types import DECIMAL, DECIMAL_PRECISION, DECIMAL_SCALE
+from sources.common.types import DECIMAL, DECIMAL_PRECISION, DECIMAL_SCALE, TIMESTAMP
 
 MAX_ABS_VALUE = 10 ** (DECIMAL_PRECISION - DECIMAL_SCALE)
 
@@ -29,7 +29,7 @@ SOURCE_NVIDIA_SMI = "nvidia_smi"
 
 SAMPLE_SCHEMA: dict[str, pl.DataType] = {
     "sample_date": pl.Date(),
-    "sampled_at": pl.Datetime("us"),
+    "sampled_at": TIMESTAMP,
     "sample_seconds": pl.Int64(),
     "source": pl.String(),
     "host": pl.String(),

@@ -31,7 +31,7 @@ from sources.aws.columns import (
     REQUIRED_COLUMNS,
     athena_name,
 )
-from sources.common.delivery import Delivery, ParsedDelivery
+from sources.common.delivery import LINEAGE_SCHEMA, Delivery, ParsedDelivery
 from sources.common.errors import RejectedInput
 from sources.common.files import ZIP_MAGIC, magic_bytes, read_raw
 from sources.common.manifests import AWS_CUR, listed_data_files
@@ -58,8 +58,8 @@ def output_schema() -> dict[str, pl.DataType]:
     """The columns and types of every frame this module returns, in order."""
     schema: dict[str, pl.DataType] = {name: polars_type(kind) for name, kind in PINNED_COLUMNS.items()}
     schema.update({name: pl.String() for name in JSON_COLUMNS})
-    schema.update({"_cur_format": pl.String(), "_source_file": pl.String(), "_source_row": pl.Int64()})
-    return schema
+    schema["_cur_format"] = pl.String()
+    return schema | LINEAGE_SCHEMA
 
 
 _USAGE_LINE_TYPES = ("Usage", "DiscountedUsage", "SavingsPlanCoveredUsage")

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import polars as pl
 
-from sources.common.delivery import Delivery, DeliveryWarning, ParsedDelivery
+from sources.common.delivery import LINEAGE_SCHEMA, Delivery, DeliveryWarning, ParsedDelivery
 from sources.common.errors import RejectedInput
 from sources.common.files import read_raw
 from sources.common.manifests import azure_export
@@ -211,9 +211,7 @@ def output_schema() -> dict[str, pl.DataType]:
     schema[EXTRA_COLUMN] = pl.String()
     schema[ACCOUNT_KEY_COLUMN] = pl.String()
     schema[PERIOD_KEY_COLUMN] = TIMESTAMP
-    schema["_source_file"] = pl.String()
-    schema["_source_row"] = pl.Int64()
-    return schema
+    return schema | LINEAGE_SCHEMA
 
 
 ROW_RULES = RowRules(

@@ -23,6 +23,10 @@ _CLOUD_SCHEMES = {"s3", "gs", "http", "https", "abfs", "abfss", "wasbs"}
 _WINDOWS_DRIVE = re.compile(r"^[A-Za-z]:[\\/]")
 
 
+LINEAGE_SCHEMA: dict[str, pl.DataType] = {"_source_file": pl.String(), "_source_row": pl.Int64()}
+"""The last columns of every connector's frame: the file a row came from (its display name) and its row there."""
+
+
 @dataclass(frozen=True)
 class DeliveryWarning:
     """Something odd a reader accepted: the spec allows it or providers emit it, or a value had to be derived.

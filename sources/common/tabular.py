@@ -15,6 +15,7 @@ from pathlib import Path
 
 import polars as pl
 
+from sources.common.delivery import LINEAGE_SCHEMA
 from sources.common.errors import RejectedInput
 from sources.common.files import read_raw
 from sources.common.rejects import plain, shorten
@@ -23,7 +24,6 @@ from sources.common.typed import parse_timestamp, report_unparsed, trimmed_text,
 from sources.common.types import DATETIME_FORMATS, DECIMAL, DECIMAL_EXPECTED, Kind, polars_type
 
 EXTRA_COLUMN = "_extra"
-LINEAGE_COLUMNS = {"_source_file": pl.String(), "_source_row": pl.Int64()}
 WORDING = Wording(named=True, found=lambda value: repr(shorten(plain(value))))
 """How the contract layouts quote a bad value: `gpu_count must be more than 0 (found '-1')`."""
 
@@ -50,7 +50,7 @@ class Column:
 
 def schema_of(columns: Sequence[Column]) -> dict[str, pl.DataType]:
     """The typed columns, `_extra`, then the lineage columns, as `read_contract_file` returns them."""
-    return {column.name: column.dtype for column in columns} | {EXTRA_COLUMN: pl.String()} | LINEAGE_COLUMNS
+    return {column.name: column.dtype for column in columns} | {EXTRA_COLUMN: pl.String()} | LINEAGE_SCHEMA
 
 
 def read_contract_file(path: Path, name: str, columns: Sequence[Column]) -> pl.DataFrame:

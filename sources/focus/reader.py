@@ -13,7 +13,7 @@ from pathlib import Path
 
 import polars as pl
 
-from sources.common.delivery import Delivery, ParsedDelivery
+from sources.common.delivery import LINEAGE_SCHEMA, Delivery, ParsedDelivery
 from sources.common.errors import RejectedInput
 from sources.common.files import read_raw
 from sources.common.manifests import listed_data_files
@@ -113,9 +113,7 @@ def output_schema() -> dict[str, pl.DataType]:
     schema: dict[str, pl.DataType] = {name: polars_type(kind) for name, kind in FOCUS_COLUMNS.items()}
     schema[EXTENSIONS_COLUMN] = pl.String()
     schema["_focus_version"] = pl.String()
-    schema["_source_file"] = pl.String()
-    schema["_source_row"] = pl.Int64()
-    return schema
+    return schema | LINEAGE_SCHEMA
 
 
 def read_focus_file(path: Path, *, source_file: str | None = None, require_mandatory: bool = True) -> FocusFile:

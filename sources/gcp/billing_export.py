@@ -38,7 +38,7 @@ from pathlib import Path
 
 import polars as pl
 
-from sources.common.delivery import Delivery, ParsedDelivery
+from sources.common.delivery import LINEAGE_SCHEMA, Delivery, ParsedDelivery
 from sources.common.errors import RejectedInput
 from sources.common.files import GZIP_MAGIC, PARQUET_MAGIC, check_utf8_text, decompressed, first_line, magic_bytes
 from sources.common.rejects import reject_first
@@ -124,8 +124,7 @@ _DERIVED_SCHEMA: dict[str, pl.DataType] = {
     "net_cost": DECIMAL,
     "x_extensions": pl.String(),
     "_extra": pl.String(),
-    "_source_file": pl.String(),
-    "_source_row": pl.Int64(),
+    **LINEAGE_SCHEMA,
 }
 
 DATETIME_FORMATS = (

@@ -28,7 +28,7 @@ from pathlib import Path
 import polars as pl
 
 from sources.common.currencies import CODE_SHAPE
-from sources.common.delivery import Delivery, DeliveryWarning, ParsedDelivery
+from sources.common.delivery import LINEAGE_SCHEMA, Delivery, DeliveryWarning, ParsedDelivery
 from sources.common.errors import RejectedInput
 from sources.common.files import GZIP_MAGIC, PARQUET_MAGIC, decompressed, magic_bytes, read_csv
 from sources.common.rejects import reject_first, shorten
@@ -91,9 +91,7 @@ def output_schema() -> dict[str, pl.DataType]:
     schema["extra_columns"] = pl.String()
     schema["billing_period_start"] = TIMESTAMP
     schema["billing_period_end"] = TIMESTAMP
-    schema["_source_file"] = pl.String()
-    schema["_source_row"] = pl.Int64()
-    return schema
+    return schema | LINEAGE_SCHEMA
 
 
 ROW_RULES = RowRules(

@@ -6,7 +6,7 @@ from datetime import date
 
 import pytest
 
-from pipelines.lib.currencies import ISO_4217_CURRENCIES, minor_units
+from pipelines.lib.quality.currencies import ISO_4217_CURRENCIES, minor_units
 from sources.common.currencies import active_currencies
 
 # The hand-typed list this project used before taking it from Babel (legal tender on 2026-01-01).

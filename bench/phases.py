@@ -20,7 +20,7 @@ from pipelines.lib.settings import FinopsHome
 from pipelines.lib.warehouse.raw_schema import ensure_raw_tables
 from pipelines.lib.warehouse.warehouse import MONEY_SQL_TYPE, audit_mismatches, connect, quote_identifier
 from sources.aws.columns import JSON_COLUMNS, PINNED_COLUMNS
-from sources.focus.columns import Kind
+from sources.common.types import Kind
 
 
 def baseline(files: list[Path], database: Path) -> int:

@@ -192,7 +192,7 @@ def _generate(home: FinopsHome, args: argparse.Namespace) -> int:
 def _ingest(home: FinopsHome, args: argparse.Namespace) -> int:
     from pipelines.lib.ingest.landing import register
     from pipelines.lib.transform.asset_selections import load_selection, transform_selection
-    from sources.detect import detect_source
+    from sources.common.detect import detect_source
 
     deliveries = []
     for path in args.paths:

@@ -24,9 +24,9 @@ from pipelines.lib.settings import DBT_PROJECT_DIR, FinopsHome
 from pipelines.lib.warehouse.warehouse import connect, ensure_tables
 from sources.aws import output_schema, parse_cur_delivery, read_cur_file
 from sources.aws.columns import athena_name
-from sources.delivery import Delivery
-from sources.detect import detect_source
-from sources.errors import RejectedInput
+from sources.common.delivery import Delivery
+from sources.common.detect import detect_source
+from sources.common.errors import RejectedInput
 from tests import aws_fixtures
 from tests.warehouse_helpers import query, table_fingerprint
 

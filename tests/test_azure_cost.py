@@ -27,9 +27,9 @@ from pipelines.lib.ingest.landing import register
 from pipelines.lib.settings import FinopsHome
 from pipelines.lib.warehouse.warehouse import audit_mismatches, connect, ensure_tables
 from sources.azure import parse_actual_cost_delivery, parse_amortized_cost_delivery, read_cost_details_file
-from sources.delivery import Delivery
-from sources.detect import detect_source
-from sources.errors import RejectedInput
+from sources.common.delivery import Delivery
+from sources.common.detect import detect_source
+from sources.common.errors import RejectedInput
 from tests.warehouse_helpers import query, table_fingerprint
 
 FIXTURES = Path(__file__).parent / "fixtures" / "azure"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from sources.errors import RejectedInput
+from sources.common.errors import RejectedInput
 from sources.telemetry.nvidia_smi import read_nvidia_smi_log
 from sources.telemetry.prometheus import PrometheusError, parse_query_range
 

@@ -10,9 +10,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from sources.delivery import Delivery
-from sources.detect import detect_source
-from sources.errors import RejectedInput
+from sources.common.delivery import Delivery
+from sources.common.detect import detect_source
+from sources.common.errors import RejectedInput
 
 
 def _csv(path: Path, header: str, *, bom: bool = False, gz: bool = False) -> Path:

@@ -46,10 +46,10 @@ from pipelines.lib.settings import FinopsHome
 from pipelines.lib.warehouse.warehouse import connect, ensure_tables
 from sources.aws import cur
 from sources.azure import cost_details
+from sources.common.row_checks import check_rows
 from sources.focus import reader as focus_reader
 from sources.gcp import billing_export
 from sources.oci import cost_report
-from sources.row_checks import check_rows
 from sources.synthetic.demo_telemetry import write_demo_telemetry
 from sources.telemetry import prometheus, samples
 from tests.home_helpers import isolated_home

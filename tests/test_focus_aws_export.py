@@ -20,8 +20,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from pipelines.cli import main
-from sources.delivery import Delivery
-from sources.detect import detect_source
+from sources.common.delivery import Delivery
+from sources.common.detect import detect_source
 from sources.focus import parse_focus_delivery
 from sources.focus.columns import FOCUS_1_3_ONLY, FOCUS_COLUMNS, Kind
 from tests.warehouse_helpers import query as warehouse_query

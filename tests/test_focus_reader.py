@@ -13,7 +13,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from sources.errors import RejectedInput
+from sources.common.errors import RejectedInput
 from sources.focus import read_focus_file
 from tests.focus_fixtures import BASE_ROW, focus_rows, write_csv, write_csv_gz
 

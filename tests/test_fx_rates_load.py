@@ -12,7 +12,7 @@ import pytest
 from pipelines.lib.prices.fx_rates import refresh_fx_rates
 from pipelines.lib.settings import FinopsHome
 from pipelines.lib.warehouse.warehouse import connect
-from sources.http import FetchError, HttpClient
+from sources.common.http import FetchError, HttpClient
 from sources.prices import ecb
 from tests.local_http import Reply, local_server
 from tests.warehouse_helpers import query, table_fingerprint

@@ -34,9 +34,9 @@ from pipelines.lib.ingest.ingest import ingest_landing_zone
 from pipelines.lib.ingest.landing import register
 from pipelines.lib.settings import FinopsHome
 from pipelines.lib.warehouse.warehouse import connect
-from sources.delivery import Delivery
-from sources.detect import detect_source
-from sources.errors import RejectedInput
+from sources.common.delivery import Delivery
+from sources.common.detect import detect_source
+from sources.common.errors import RejectedInput
 from sources.gcp import parse_billing_export_delivery, read_billing_export_file
 from tests.dbt_helpers import dbt_on_empty_warehouse
 from tests.warehouse_helpers import query, table_fingerprint

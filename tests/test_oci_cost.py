@@ -17,9 +17,9 @@ import polars as pl
 import pytest
 
 from pipelines.cli import main
-from sources.delivery import Delivery
-from sources.detect import detect_source
-from sources.errors import RejectedInput
+from sources.common.delivery import Delivery
+from sources.common.detect import detect_source
+from sources.common.errors import RejectedInput
 from sources.oci import output_schema, parse_cost_report_delivery, read_cost_report
 from tests.warehouse_helpers import query as warehouse_query
 from tests.warehouse_helpers import table_fingerprint

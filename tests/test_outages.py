@@ -85,5 +85,5 @@ def test_an_outage_is_one_line_per_failed_feed_and_the_answering_feeds_load(tmp_
     (log,) = (home / "logs").glob("prices-refresh-*.log")
     assert f"Log (Dagster's events, retries, stack traces): {log}" in refresh.stderr
     details = log.read_text()
-    assert details.count("sources.http.FetchError") >= len(failing)
+    assert details.count("sources.common.http.FetchError") >= len(failing)
     assert "retrying in" in details

@@ -13,7 +13,7 @@ import pytest
 from pipelines.lib.prices.market_prices import refresh_price_feed
 from pipelines.lib.settings import FinopsHome
 from pipelines.lib.warehouse.warehouse import connect
-from sources.http import FetchError, HttpClient
+from sources.common.http import FetchError, HttpClient
 from sources.prices import runpod
 from sources.prices.offers import LayoutChanged, PayloadStore
 from tests.local_http import Reply, local_server

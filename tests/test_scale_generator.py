@@ -12,7 +12,7 @@ import pytest
 
 from sources.aws.cur import parse_cur_delivery
 from sources.azure import parse_actual_cost_delivery
-from sources.delivery import Delivery
+from sources.common.delivery import Delivery
 from sources.focus import parse_focus_delivery
 from sources.synthetic import scale
 from sources.synthetic.scale import main, write_azure, write_cur2, write_focus

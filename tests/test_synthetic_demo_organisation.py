@@ -22,8 +22,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from sources.delivery import Delivery
-from sources.detect import detect_source
+from sources.common.delivery import Delivery
+from sources.common.detect import detect_source
 from sources.synthetic.demo_organisation import main, write_demo_organisation
 
 SOURCES = {

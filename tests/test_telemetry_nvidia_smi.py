@@ -20,7 +20,7 @@ from pipelines.lib.ingest.telemetry import (
 )
 from pipelines.lib.settings import FinopsHome
 from pipelines.lib.warehouse.warehouse import connect
-from sources.errors import RejectedInput
+from sources.common.errors import RejectedInput
 from sources.telemetry.host_map import read_host_map
 from sources.telemetry.nvidia_smi import host_of, read_nvidia_smi_log
 

@@ -22,7 +22,7 @@ from pipelines.lib.ingest.telemetry import (
 )
 from pipelines.lib.settings import FinopsHome
 from pipelines.lib.warehouse.warehouse import connect
-from sources.http import HttpClient
+from sources.common.http import HttpClient
 from sources.telemetry import prometheus
 from sources.telemetry.prometheus import PrometheusClient, PrometheusError, split_windows
 from sources.telemetry.samples import SAMPLE_SCHEMA

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from sources.focus.columns import Kind
+from sources.common.types import Kind
 
 S = Kind.STRING
 D = Kind.DECIMAL

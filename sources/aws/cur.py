@@ -7,7 +7,7 @@ Legacy CSV headers are renamed the way Athena renames them, and legacy per-key c
 (`resourceTags/user:Team`, `resource_tags_user_team`, `product/vcpu`) are gathered into the JSON
 objects under CUR 2.0's keys (`user_team`, `vcpu`), so downstream SQL sees one format.
 
-File reading, typing and first-failing-row reporting are the FOCUS reader's (`sources.focus.reader`):
+File reading, typing and first-failing-row reporting are the connector toolkit's (`sources.common`):
 gzip is inflated completely so truncation is caught, Parquet doubles become the decimal they print
 as, and a bad value rejects the file naming its row and column.
 """
@@ -31,26 +31,35 @@ from sources.aws.columns import (
     REQUIRED_COLUMNS,
     athena_name,
 )
-from sources.aws.manifests import listed_files
-from sources.delivery import Delivery, ParsedDelivery
-from sources.errors import RejectedInput
-from sources.focus.columns import Kind
-from sources.focus.reader import DECIMAL, TIMESTAMP, read_raw, reject_first, report_unparsed, typed_column
-from sources.row_checks import WARNING, NonNegative, OneOf, RowRules, check_rows
+from sources.common.delivery import LINEAGE_SCHEMA, Delivery, ParsedDelivery
+from sources.common.errors import RejectedInput
+from sources.common.files import ZIP_MAGIC, magic_bytes, read_raw
+from sources.common.manifests import AWS_CUR, listed_data_files
+from sources.common.row_checks import (
+    WARNING,
+    NonNegative,
+    OneOf,
+    RowRules,
+    Wording,
+    check_rows,
+    check_values,
+    ordered,
+    required,
+)
+from sources.common.typed import report_unparsed, typed_column
+from sources.common.types import DECIMAL_EXPECTED, Kind, polars_type
 
 CUR_DATA_SUFFIXES = (".csv", ".csv.gz", ".gz", ".parquet")
-_ZIP_MAGIC = b"PK\x03\x04"
 _STATUS_TABLE_FOLDER = "cost_and_usage_data_status"
 """The Athena flavour's report-status table, delivered beside the data: not billing lines."""
 
 
 def output_schema() -> dict[str, pl.DataType]:
     """The columns and types of every frame this module returns, in order."""
-    kinds = {Kind.DECIMAL: DECIMAL, Kind.DATETIME: TIMESTAMP}
-    schema: dict[str, pl.DataType] = {name: kinds.get(kind, pl.String()) for name, kind in PINNED_COLUMNS.items()}
+    schema: dict[str, pl.DataType] = {name: polars_type(kind) for name, kind in PINNED_COLUMNS.items()}
     schema.update({name: pl.String() for name in JSON_COLUMNS})
-    schema.update({"_cur_format": pl.String(), "_source_file": pl.String(), "_source_row": pl.Int64()})
-    return schema
+    schema["_cur_format"] = pl.String()
+    return schema | LINEAGE_SCHEMA
 
 
 _USAGE_LINE_TYPES = ("Usage", "DiscountedUsage", "SavingsPlanCoveredUsage")
@@ -65,11 +74,30 @@ ROW_RULES = RowRules(
     ),
     line_item_key=("identity_line_item_id", "identity_time_interval"),
 )
+FILE_RULES = RowRules(
+    values=(
+        *(required(column) for column in REQUIRED_COLUMNS),
+        ordered(
+            "bill_billing_period_end_date",
+            "bill_billing_period_start_date",
+            "must be after the billing period start (the end is exclusive)",
+            exclusive=True,
+        ),
+        ordered("line_item_usage_end_date", "line_item_usage_start_date", "must not be before the usage start date"),
+    ),
+    wording=Wording(named=False, found=str),
+)
+"""Checked on each file as it is read, naming the column as the file spells it."""
+_EXPECTED = {
+    Kind.DECIMAL: DECIMAL_EXPECTED,
+    Kind.DATETIME: "an ISO 8601 UTC date-time such as 2026-09-01T00:00:00Z",
+    Kind.JSON: "a JSON object",
+}
 
 
 def parse_cur_delivery(delivery: Delivery) -> ParsedDelivery:
     """The connector entry point: the files the delivery's manifests list (else all of them), as one frame."""
-    listed = listed_files(delivery)
+    listed = listed_data_files(delivery, AWS_CUR)
     files = listed if listed is not None else _data_files(delivery)
     if not files:
         raise RejectedInput(delivery.name, "holds no CUR data files (CSV, CSV.gz or Parquet)")
@@ -100,9 +128,10 @@ def read_cur_file(path: Path, *, source_file: str | None = None) -> pl.DataFrame
 
     header_of = {target: header for header, target in canonical.items()}
     pinned = [header for header, target in canonical.items() if target in PINNED_COLUMNS]
-    typed = raw.select(typed_column(raw, header, PINNED_COLUMNS[canonical[header]], name) for header in pinned)
+    typed = raw.select(typed_column(raw, header, PINNED_COLUMNS[canonical[header]]) for header in pinned)
     for header in pinned:
-        report_unparsed(raw, typed, header, PINNED_COLUMNS[canonical[header]], name)
+        kind = PINNED_COLUMNS[canonical[header]]
+        report_unparsed(typed, header, kind, name, present=raw[header], expected=_EXPECTED.get(kind, ""))
     typed = typed.rename({header: canonical[header] for header in pinned})
 
     objects = raw.select(_json_object(raw, canonical, bucket, name).alias(bucket) for bucket in JSON_COLUMNS)
@@ -115,7 +144,7 @@ def read_cur_file(path: Path, *, source_file: str | None = None) -> pl.DataFrame
         )
         .select(_output_column(column, dtype, typed.columns) for column, dtype in output_schema().items())
     )
-    _check_rows(frame, name, header_of)
+    check_values(frame, FILE_RULES, headers=header_of)
     return frame
 
 
@@ -131,12 +160,7 @@ def _data_files(delivery: Delivery) -> list[Path]:
 
 
 def _reject_zip(path: Path, name: str) -> None:
-    try:
-        with path.open("rb") as handle:
-            magic = handle.read(4)
-    except OSError as exc:
-        raise RejectedInput(name, f"cannot be opened: {exc.strerror or exc}") from exc
-    if magic == _ZIP_MAGIC:
+    if magic_bytes(path, name) == ZIP_MAGIC:
         raise RejectedInput(name, "is a ZIP archive; set the report's compression to GZIP or Parquet")
 
 
@@ -206,7 +230,7 @@ def _map_members(raw: pl.DataFrame, header: str, name: str) -> pl.Expr:
     else:
         text = pl.col(header).cast(pl.String).str.strip_chars()
         checked = raw.select(text.alias(header))
-        report_unparsed(raw, checked, header, Kind.JSON, name)
+        report_unparsed(checked, header, Kind.JSON, name, present=raw[header], expected=_EXPECTED[Kind.JSON])
     inner = text.str.strip_prefix("{").str.strip_suffix("}").str.strip_chars()
     return pl.when(inner == "").then(None).otherwise(inner)
 
@@ -221,30 +245,3 @@ def _output_column(column: str, dtype: pl.DataType, present: list[str]) -> pl.Ex
     if column in present or column in JSON_COLUMNS or column in LINEAGE_COLUMNS:
         return pl.col(column)
     return pl.lit(None, dtype=dtype).alias(column)
-
-
-def _check_rows(frame: pl.DataFrame, name: str, header_of: dict[str, str]) -> None:
-    checks: list[tuple[str, pl.Expr, str]] = [
-        (column, pl.col(column).is_null(), "must not be empty") for column in REQUIRED_COLUMNS
-    ]
-    checks += [
-        (
-            "bill_billing_period_end_date",
-            pl.col("bill_billing_period_end_date") <= pl.col("bill_billing_period_start_date"),
-            "must be after the billing period start (the end is exclusive)",
-        ),
-        (
-            "line_item_usage_end_date",
-            pl.col("line_item_usage_end_date") < pl.col("line_item_usage_start_date"),
-            "must not be before the usage start date",
-        ),
-    ]
-    for column, expr, reason in checks:
-        failed = frame.select(expr.fill_null(False)).to_series()
-        reject_first(
-            failed,
-            frame[column],
-            name,
-            header_of.get(column, column),
-            lambda value, reason=reason: reason + ("" if value is None else f" (found {value})"),
-        )

@@ -23,22 +23,40 @@ billing period columns).
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
-from enum import StrEnum
 from pathlib import Path
 
 import polars as pl
 
-from sources.delivery import Delivery, DeliveryWarning, ParsedDelivery
-from sources.errors import RejectedInput
-from sources.focus.columns import DECIMAL_PRECISION, DECIMAL_SCALE
-from sources.focus.reader import first_line, read_raw, reject_first, shorten
-from sources.row_checks import WARNING, NonNegative, OneOf, RowRules, check_rows, flag_rows
-
-DECIMAL = pl.Decimal(DECIMAL_PRECISION, DECIMAL_SCALE)
-TIMESTAMP = pl.Datetime("us")
+from sources.common.delivery import LINEAGE_SCHEMA, Delivery, DeliveryWarning, ParsedDelivery
+from sources.common.errors import RejectedInput
+from sources.common.files import read_raw
+from sources.common.manifests import azure_export
+from sources.common.rejects import reject_first, shorten
+from sources.common.row_checks import (
+    WARNING,
+    Check,
+    NonNegative,
+    OneOf,
+    RowRules,
+    Wording,
+    check_rows,
+    check_values,
+    flag_rows,
+    ordered,
+    required,
+)
+from sources.common.typed import report_unparsed, trimmed_text, utc_timestamp
+from sources.common.types import (
+    DATETIME_FORMATS,
+    DECIMAL,
+    DECIMAL_EXPECTED,
+    DECIMAL_SCALE,
+    TIMESTAMP,
+    Kind,
+    polars_type,
+)
 
 ACTUAL_COST = "ActualCost"
 AMORTIZED_COST = "AmortizedCost"
@@ -46,13 +64,6 @@ AMORTIZED_COST = "AmortizedCost"
 EXTRA_COLUMN = "_extra"
 ACCOUNT_KEY_COLUMN = "_billing_account_id"
 PERIOD_KEY_COLUMN = "_billing_period_start"
-
-
-class Kind(StrEnum):
-    STRING = "string"
-    DECIMAL = "decimal"
-    DATE = "date"
-    JSON = "json"
 
 
 # The pinned raw columns: the EA export's columns in its own order, then what MCA and newer exports add.
@@ -157,6 +168,18 @@ REQUIRED: tuple[tuple[str, ...], ...] = (
 )
 """Each entry is satisfied by any one of its columns."""
 
+_VALUES_BEFORE_ACCOUNT = (
+    required("Date", "Date must not be empty"),
+    required("CostInBillingCurrency", "the cost must not be empty"),
+    required("BillingCurrencyCode", "the billing currency must not be empty"),
+)
+_NO_ACCOUNT = "the row names neither a billing account nor a subscription"
+"""Reported on the account column the file has (BillingAccountId, else SubscriptionId)."""
+_VALUES_AFTER_ACCOUNT = (
+    ordered("BillingPeriodEndDate", "BillingPeriodStartDate", "the billing period ends before it starts"),
+)
+_WORDING = Wording(named=False, found=None)
+
 _NAME_RANK: dict[str, tuple[str, int]] = {name.lower(): (name, 0) for name in COLUMNS} | {
     alias.lower(): (name, rank) for name, aliases in ALIASES.items() for rank, alias in enumerate(aliases, start=1)
 }
@@ -176,18 +199,7 @@ _DATE_FORMATS = (
     _DateFormat(
         "an ISO 8601 date-time",
         r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$",
-        (
-            "%Y-%m-%dT%H:%M:%SZ",
-            "%Y-%m-%dT%H:%M:%S%.fZ",
-            "%Y-%m-%dT%H:%M:%S%z",
-            "%Y-%m-%dT%H:%M:%S%.f%z",
-            "%Y-%m-%dT%H:%M:%S",
-            "%Y-%m-%dT%H:%M:%S%.f",
-            "%Y-%m-%dT%H:%MZ",
-            "%Y-%m-%d %H:%M:%S",
-            "%Y-%m-%d %H:%M:%S%.f",
-            "%Y-%m-%d %H:%M:%S%z",
-        ),
+        tuple(fmt for fmt in DATETIME_FORMATS if "%H" in fmt),
     ),
     _DateFormat("MM/DD/YYYY", r"^\d{1,2}/\d{1,2}/\d{4}$", ("%m/%d/%Y",)),
 )
@@ -195,14 +207,11 @@ _DATE_FORMATS = (
 
 def output_schema() -> dict[str, pl.DataType]:
     """The columns and types of every frame this module returns, in order."""
-    kinds = {Kind.DECIMAL: DECIMAL, Kind.DATE: TIMESTAMP}
-    schema: dict[str, pl.DataType] = {name: kinds.get(kind, pl.String()) for name, kind in COLUMNS.items()}
+    schema: dict[str, pl.DataType] = {name: polars_type(kind) for name, kind in COLUMNS.items()}
     schema[EXTRA_COLUMN] = pl.String()
     schema[ACCOUNT_KEY_COLUMN] = pl.String()
     schema[PERIOD_KEY_COLUMN] = TIMESTAMP
-    schema["_source_file"] = pl.String()
-    schema["_source_row"] = pl.Int64()
-    return schema
+    return schema | LINEAGE_SCHEMA
 
 
 ROW_RULES = RowRules(
@@ -230,7 +239,7 @@ def parse_amortized_cost_delivery(delivery: Delivery) -> ParsedDelivery:
 
 def parse_cost_details_delivery(delivery: Delivery, *, dataset: str) -> ParsedDelivery:
     """Every file of one delivery (the manifest's blobs when there is a manifest) as one frame."""
-    manifest = _read_manifest(delivery, dataset)
+    manifest = azure_export(delivery, dataset, _DATASET_OF_TYPE)
     files = manifest.files if manifest else delivery.files()
     if not files:
         raise RejectedInput(delivery.name, "holds no CSV, CSV.gz or Parquet files")
@@ -353,7 +362,9 @@ def _read_file(path: Path, name: str) -> pl.DataFrame:
         pl.lit(name).alias("_source_file"),
         pl.int_range(1, typed.height + 1, dtype=pl.Int64).alias("_source_row"),
     )
-    _check_rows(typed, raw, name)
+    account_column = "BillingAccountId" if "BillingAccountId" in raw.columns else "SubscriptionId"
+    account = Check(account_column, pl.col(ACCOUNT_KEY_COLUMN).is_null(), _NO_ACCOUNT)
+    check_values(typed, RowRules(values=(*_VALUES_BEFORE_ACCOUNT, account, *_VALUES_AFTER_ACCOUNT), wording=_WORDING))
     return typed.select(*output_schema().keys(), absent)
 
 
@@ -420,7 +431,7 @@ def _typed_frame(raw: pl.DataFrame, name: str) -> pl.DataFrame:
             columns.append(typed_column(raw, column, kind))
     extras = [column for column in raw.columns if column.startswith(f"{EXTRA_COLUMN}.")]
     extra = (
-        pl.struct([_text(raw, column).alias(column.removeprefix(f"{EXTRA_COLUMN}.")) for column in extras])
+        pl.struct([trimmed_text(raw, column).alias(column.removeprefix(f"{EXTRA_COLUMN}.")) for column in extras])
         .struct.json_encode()
         .alias(EXTRA_COLUMN)
         if extras
@@ -429,18 +440,8 @@ def _typed_frame(raw: pl.DataFrame, name: str) -> pl.DataFrame:
     typed = raw.select(*columns, extra)
     for column, kind in COLUMNS.items():
         if column in raw.columns and kind in (Kind.DECIMAL, Kind.JSON):
-            report_unparsed(raw, typed, column, kind, name)
+            _report_unparsed(raw, typed, column, kind, name)
     return typed
-
-
-def _text(raw: pl.DataFrame, column: str) -> pl.Expr:
-    """Any column as trimmed text, empty as null; nested Parquet values (structs, lists, maps) as JSON."""
-    dtype = raw.schema[column]
-    if dtype.is_nested():
-        text = pl.struct(pl.col(column).alias("v")).struct.json_encode().str.json_path_match("$.v")
-    else:
-        text = pl.col(column).cast(pl.String).str.strip_chars()
-    return pl.when(text == "").then(None).otherwise(text)
 
 
 def typed_column(raw: pl.DataFrame, column: str, kind: Kind) -> pl.Expr:
@@ -451,8 +452,8 @@ def typed_column(raw: pl.DataFrame, column: str, kind: Kind) -> pl.Expr:
             return pl.col(column).cast(pl.String).str.to_decimal(scale=DECIMAL_SCALE).cast(DECIMAL).alias(column)
         if dtype.is_numeric() or isinstance(dtype, pl.Decimal):
             return pl.col(column).cast(DECIMAL, strict=False).alias(column)
-        return _text(raw, column).cast(DECIMAL, strict=False).alias(column)
-    text = _text(raw, column)
+        return trimmed_text(raw, column).cast(DECIMAL, strict=False).alias(column)
+    text = trimmed_text(raw, column)
     if kind is Kind.JSON and column == "Tags":
         # EA writes tags without their outer braces: `"team": "ml","env": "prod"`.
         text = pl.when(text.str.starts_with("{")).then(text).otherwise(pl.concat_str(pl.lit("{"), text, pl.lit("}")))
@@ -461,15 +462,10 @@ def typed_column(raw: pl.DataFrame, column: str, kind: Kind) -> pl.Expr:
 
 def _date_column(raw: pl.DataFrame, column: str, name: str) -> pl.Expr:
     """A date column as a UTC timestamp, parsed entirely in the one format its first value has."""
-    dtype = raw.schema[column]
-    if isinstance(dtype, pl.Datetime):
-        source = pl.col(column)
-        if dtype.time_zone is not None:
-            source = source.dt.convert_time_zone("UTC").dt.replace_time_zone(None)
-        return source.cast(TIMESTAMP).alias(column)
-    if dtype == pl.Date:
-        return pl.col(column).cast(TIMESTAMP).alias(column)
-    values = raw.select(_text(raw, column)).to_series()
+    stored = utc_timestamp(raw, column)
+    if stored is not None:
+        return stored
+    values = raw.select(trimmed_text(raw, column)).to_series()
     present = values.drop_nulls()
     if present.is_empty():
         return pl.lit(None, dtype=TIMESTAMP).alias(column)
@@ -483,7 +479,7 @@ def _date_column(raw: pl.DataFrame, column: str, name: str) -> pl.Expr:
             row=row,
             column=column,
         )
-    text = _text(raw, column)
+    text = trimmed_text(raw, column)
     parsed = pl.coalesce(
         [text.str.to_datetime(fmt, strict=False, time_zone="UTC", time_unit="us") for fmt in chosen.formats]
     )
@@ -499,39 +495,15 @@ def _date_column(raw: pl.DataFrame, column: str, name: str) -> pl.Expr:
     return expr
 
 
-def report_unparsed(raw: pl.DataFrame, typed: pl.DataFrame, column: str, kind: Kind, name: str) -> None:
+def _report_unparsed(raw: pl.DataFrame, typed: pl.DataFrame, column: str, kind: Kind, name: str) -> None:
     """Reject the file at the first value present in the file that did not parse."""
-    original = raw.select(_text(raw, column)).to_series()
     if kind is Kind.DECIMAL:
-        failed = original.is_not_null() & typed[column].is_null()
-        expected = f"a decimal number (at most {DECIMAL_PRECISION - DECIMAL_SCALE} integer digits)"
+        expected = DECIMAL_EXPECTED
     else:
-        value = typed[column]
-        failed = value.is_not_null() & (value.str.json_path_match("$").is_null() | ~value.str.starts_with("{"))
         expected = 'a JSON object of tags (`"key": "value"` pairs)' if column == "Tags" else "a JSON object"
-    reject_first(failed, original, name, column, lambda value: f"{shorten(value)!r} is not {expected}")
-
-
-def _check_rows(typed: pl.DataFrame, raw: pl.DataFrame, name: str) -> None:
-    account_column = "BillingAccountId" if "BillingAccountId" in raw.columns else "SubscriptionId"
-    checks = [
-        ("Date", pl.col("Date").is_null(), "Date must not be empty"),
-        ("CostInBillingCurrency", pl.col("CostInBillingCurrency").is_null(), "the cost must not be empty"),
-        ("BillingCurrencyCode", pl.col("BillingCurrencyCode").is_null(), "the billing currency must not be empty"),
-        (
-            account_column,
-            pl.col(ACCOUNT_KEY_COLUMN).is_null(),
-            "the row names neither a billing account nor a subscription",
-        ),
-        (
-            "BillingPeriodEndDate",
-            pl.col("BillingPeriodEndDate") < pl.col("BillingPeriodStartDate"),
-            "the billing period ends before it starts",
-        ),
-    ]
-    for column, expr, reason in checks:
-        failed = typed.select(expr.fill_null(False)).to_series()
-        reject_first(failed, typed[column], name, column, lambda value, reason=reason: reason)
+    report_unparsed(
+        typed, column, kind, name, present=raw.select(trimmed_text(raw, column)).to_series(), expected=expected
+    )
 
 
 def _layout(frame: pl.DataFrame) -> str:
@@ -548,55 +520,4 @@ def _layout(frame: pl.DataFrame) -> str:
     return "pay-as-you-go"
 
 
-@dataclass(frozen=True)
-class _Manifest:
-    files: list[Path]
-    data_version: str | None
-
-
 _DATASET_OF_TYPE = {"actualcost": ACTUAL_COST, "usage": ACTUAL_COST, "amortizedcost": AMORTIZED_COST}
-
-
-def _read_manifest(delivery: Delivery, dataset: str) -> _Manifest | None:
-    """The export run's manifest.json: its type must be this dataset, and its blobs are the files to load."""
-    manifests = delivery.manifests()
-    if not manifests:
-        return None
-    if len(manifests) > 1:
-        listed = ", ".join(delivery.display_name(path) for path in manifests)
-        raise RejectedInput(
-            delivery.name, f"holds {len(manifests)} manifests ({listed}); deliver one export run at a time"
-        )
-    path = manifests[0]
-    where = delivery.display_name(path)
-    try:
-        content = json.loads(path.read_text(encoding="utf-8-sig"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise RejectedInput(where, f"is not a readable JSON manifest: {first_line(exc)}") from exc
-    if not isinstance(content, dict):
-        raise RejectedInput(where, "is not a Cost Management export manifest (not a JSON object)")
-    config = content.get("exportConfig") or {}
-    export_type = str(config.get("type") or "")
-    if export_type and _DATASET_OF_TYPE.get(export_type.lower()) != dataset:
-        hint = " (FocusCost exports load as source focus)" if export_type.lower().startswith("focus") else ""
-        raise RejectedInput(
-            where, f"describes a {export_type} export, not {dataset}: it belongs to another source{hint}", column="type"
-        )
-    blobs = content.get("blobs")
-    if not isinstance(blobs, list) or not blobs:
-        raise RejectedInput(where, "lists no blobs: no data files to load", column="blobs")
-    files = []
-    for number, blob in enumerate(blobs, start=1):
-        blob_name = blob.get("blobName") if isinstance(blob, dict) else None
-        if not isinstance(blob_name, str) or not blob_name.strip():
-            raise RejectedInput(where, f"blob {number} has no blobName", column="blobs")
-        file = delivery.resolve_listed(blob_name, manifest=path)
-        expected = blob.get("byteCount")
-        if isinstance(expected, int) and file.stat().st_size != expected:
-            raise RejectedInput(
-                delivery.display_name(file),
-                f"is {file.stat().st_size} bytes but the manifest lists {expected}: incomplete or altered copy",
-            )
-        files.append(file)
-    version = config.get("dataVersion")
-    return _Manifest(files=files, data_version=str(version) if version else None)

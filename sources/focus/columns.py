@@ -7,19 +7,7 @@ columns, unprefixed extras such as `Id`) is kept verbatim in one JSON column, `x
 
 from __future__ import annotations
 
-from enum import StrEnum
-
-
-class Kind(StrEnum):
-    STRING = "string"
-    DECIMAL = "decimal"
-    DATETIME = "datetime"
-    JSON = "json"
-
-
-DECIMAL_PRECISION = 38
-DECIMAL_SCALE = 12
-"""Money and quantities are DECIMAL(38, 12): exact, 26 integer digits, 12 decimals (CUR rates use 10)."""
+from sources.common.types import Kind
 
 # Column name -> kind, in FOCUS 1.2 order of the spec's column list, then the 1.3 additions.
 FOCUS_COLUMNS: dict[str, Kind] = {

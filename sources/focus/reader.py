@@ -8,25 +8,33 @@ stored as doubles. Money is parsed straight to DECIMAL(38, 12): never through a 
 
 from __future__ import annotations
 
-import csv
-import gzip
-import shutil
-import tempfile
-import zlib
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import polars as pl
 
-from sources.delivery import Delivery, ParsedDelivery
-from sources.errors import RejectedInput
+from sources.common.delivery import LINEAGE_SCHEMA, Delivery, ParsedDelivery
+from sources.common.errors import RejectedInput
+from sources.common.files import read_raw
+from sources.common.manifests import listed_data_files
+from sources.common.row_checks import (
+    WARNING,
+    AllOf,
+    Check,
+    IsNull,
+    NonNegative,
+    OneOf,
+    RowRules,
+    check_rows,
+    check_values,
+    ordered,
+    required,
+)
+from sources.common.typed import as_text, report_unparsed, typed_column
+from sources.common.types import DECIMAL_EXPECTED, Kind, polars_type
 from sources.focus.columns import (
     CHARGE_CATEGORIES,
     CHARGE_CLASSES,
-    DECIMAL_PRECISION,
-    DECIMAL_SCALE,
     EXTENSIONS_COLUMN,
     FOCUS_1_1_ONLY,
     FOCUS_1_2_ONLY,
@@ -35,31 +43,9 @@ from sources.focus.columns import (
     MANDATORY_ALTERNATIVES,
     MANDATORY_COLUMNS,
     NOT_NULL_COLUMNS,
-    Kind,
 )
-from sources.manifests import listed_data_files
-from sources.row_checks import WARNING, AllOf, IsNull, NonNegative, OneOf, RowRules, check_rows
 
-DECIMAL = pl.Decimal(DECIMAL_PRECISION, DECIMAL_SCALE)
-TIMESTAMP = pl.Datetime("us")
 LINEAGE_COLUMNS = ("_focus_version", "_source_file", "_source_row")
-NULL_LITERALS = ["NULL", "null"]
-"""Spellings of null in real files: FOCUS-Sample-Data writes `NULL`, the spec's worked examples `null`."""
-
-# Timestamp spellings seen in real exports; all are read as UTC.
-DATETIME_FORMATS = (
-    "%Y-%m-%dT%H:%M:%SZ",
-    "%Y-%m-%dT%H:%M:%S%.fZ",
-    "%Y-%m-%dT%H:%M:%S%z",
-    "%Y-%m-%dT%H:%M:%S%.f%z",
-    "%Y-%m-%dT%H:%M:%S",
-    "%Y-%m-%dT%H:%M:%S%.f",
-    "%Y-%m-%d %H:%M:%S",
-    "%Y-%m-%d %H:%M:%S%.f",
-    "%Y-%m-%d %H:%M:%S%z",
-    "%Y-%m-%dT%H:%MZ",
-    "%Y-%m-%d",
-)
 
 _PLAIN_USAGE = AllOf((OneOf("ChargeCategory", ("Usage",)), IsNull("ChargeClass")))
 ROW_RULES = RowRules(
@@ -76,9 +62,41 @@ ROW_RULES = RowRules(
 )
 """FOCUS defines no line item id, so no key is checked for uniqueness."""
 
-_GZIP_MAGIC = b"\x1f\x8b"
-_PARQUET_MAGIC = b"PAR1"
-_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+_VALUES = (
+    Check(
+        "ChargeCategory",
+        pl.col("ChargeCategory").is_not_null() & ~pl.col("ChargeCategory").is_in(CHARGE_CATEGORIES),
+        f"must be one of {', '.join(sorted(CHARGE_CATEGORIES))}",
+    ),
+    Check(
+        "ChargeClass",
+        pl.col("ChargeClass").is_not_null() & ~pl.col("ChargeClass").is_in(CHARGE_CLASSES),
+        "must be empty or Correction",
+    ),
+    ordered(
+        "BillingPeriodEnd", "BillingPeriodStart", "must be after BillingPeriodStart (End is exclusive)", exclusive=True
+    ),
+    ordered("ChargePeriodEnd", "ChargePeriodStart", "must not be before ChargePeriodStart"),
+)
+_MANDATORY_VALUES = (
+    *(required(column) for column in NOT_NULL_COLUMNS),
+    # FOCUS: neither may be null, and nothing on the line says what they would be (1.3 names the provider
+    # ServiceProviderName), so the line cannot be represented faithfully
+    Check(
+        "ProviderName",
+        pl.col("ProviderName").is_null() & pl.col("ServiceProviderName").is_null(),
+        "must not be empty (nor ServiceProviderName, its FOCUS 1.3 name)",
+    ),
+    required("ServiceName"),
+)
+FILE_RULES = RowRules(values=(*_MANDATORY_VALUES, *_VALUES))
+"""Checked on each file as it is read; a partial file (the spec's worked examples) skips the mandatory values."""
+PARTIAL_FILE_RULES = RowRules(values=_VALUES)
+_EXPECTED = {
+    Kind.DECIMAL: DECIMAL_EXPECTED,
+    Kind.DATETIME: "an ISO 8601 UTC date-time such as 2026-09-01T00:00:00Z",
+    Kind.JSON: "a JSON object",
+}
 _CANONICAL_BY_LOWER = {name.lower(): name for name in FOCUS_COLUMNS}
 
 
@@ -92,12 +110,10 @@ class FocusFile:
 
 def output_schema() -> dict[str, pl.DataType]:
     """The columns and types of every frame this module returns, in order."""
-    schema: dict[str, pl.DataType] = {name: _polars_type(kind) for name, kind in FOCUS_COLUMNS.items()}
+    schema: dict[str, pl.DataType] = {name: polars_type(kind) for name, kind in FOCUS_COLUMNS.items()}
     schema[EXTENSIONS_COLUMN] = pl.String()
     schema["_focus_version"] = pl.String()
-    schema["_source_file"] = pl.String()
-    schema["_source_row"] = pl.Int64()
-    return schema
+    return schema | LINEAGE_SCHEMA
 
 
 def read_focus_file(path: Path, *, source_file: str | None = None, require_mandatory: bool = True) -> FocusFile:
@@ -122,7 +138,7 @@ def read_focus_file(path: Path, *, source_file: str | None = None, require_manda
         pl.lit(name).alias("_source_file"),
         pl.int_range(1, typed.height + 1, dtype=pl.Int64).alias("_source_row"),
     )
-    _check_rows(typed, name, require_mandatory=require_mandatory)
+    check_values(typed, FILE_RULES if require_mandatory else PARTIAL_FILE_RULES)
     return FocusFile(frame=typed.select(output_schema().keys()), focus_version=version)
 
 
@@ -136,95 +152,6 @@ def detect_focus_version(columns: list[str]) -> str:
     if present & FOCUS_1_1_ONLY:
         return "1.1"
     return "1.0"
-
-
-def _polars_type(kind: Kind) -> pl.DataType:
-    return {Kind.DECIMAL: DECIMAL, Kind.DATETIME: TIMESTAMP}.get(kind, pl.String())
-
-
-def read_raw(path: Path, name: str) -> pl.DataFrame:
-    try:
-        with path.open("rb") as handle:
-            magic = handle.read(4)
-    except OSError as exc:
-        raise RejectedInput(name, f"cannot be opened: {exc.strerror or exc}") from exc
-    if magic.startswith(_PARQUET_MAGIC):
-        try:
-            frame = pl.read_parquet(path)
-        except Exception as exc:
-            raise RejectedInput(name, f"is not a readable Parquet file: {first_line(exc)}") from exc
-        text = pl.col(pl.String)
-        return frame.with_columns(pl.when(text.is_in(NULL_LITERALS)).then(None).otherwise(text).name.keep())
-    with decompressed(path, name, gzipped=magic.startswith(_GZIP_MAGIC)) as csv_path:
-        return read_csv(csv_path, name)
-
-
-@contextmanager
-def decompressed(path: Path, name: str, *, gzipped: bool) -> Iterator[Path]:
-    """Yield a plain-text path; gzip is inflated to a temporary file so truncation is detected.
-
-    polars silently returns the rows before the break of a truncated gzip stream; Python's gzip
-    module raises instead, which is what a load that must not lose rows needs.
-    """
-    if not gzipped:
-        yield path
-        return
-    with tempfile.NamedTemporaryFile(suffix=".csv") as plain:
-        try:
-            with gzip.open(path, "rb") as compressed:
-                shutil.copyfileobj(compressed, plain, length=1 << 20)
-        except (EOFError, OSError, zlib.error) as exc:
-            raise RejectedInput(name, f"is a truncated or corrupt gzip file: {exc}") from exc
-        plain.flush()
-        yield Path(plain.name)
-
-
-def check_utf8_text(path: Path, name: str, *, layout: str = "UTF-8 CSV") -> bytes:
-    """Reject a UTF-16 (spreadsheet "Unicode text") or binary file from its first 4 KiB; returns them."""
-    with path.open("rb") as handle:
-        head = handle.read(4096)
-    if head.startswith(_UTF16_BOMS) or b"\x00" in head:
-        raise RejectedInput(name, f"is not UTF-8 text (UTF-16 or binary); export the file again as {layout}")
-    try:
-        head.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        if exc.start < len(head) - 4:
-            raise RejectedInput(name, f"is not UTF-8 text; export the file again as {layout}") from exc
-    return head
-
-
-def read_csv(path: Path, name: str) -> pl.DataFrame:
-    head = check_utf8_text(path, name)
-    first_line = head.split(b"\n", 1)[0]
-    if b"," not in first_line and any(sep in first_line for sep in (b";", b"\t", b"|")):
-        raise RejectedInput(name, "the header has no commas: the file is delimited by something other than commas")
-    try:
-        return pl.read_csv(
-            path,
-            infer_schema=False,
-            null_values=NULL_LITERALS,
-            raise_if_empty=True,
-            encoding="utf8",
-        )
-    except pl.exceptions.NoDataError as exc:
-        raise RejectedInput(name, "is empty") from exc
-    except Exception as exc:
-        raise _csv_shape_error(path, name) or RejectedInput(
-            name, f"is not a readable CSV file: {first_line(exc)}"
-        ) from exc
-
-
-def _csv_shape_error(path: Path, name: str) -> RejectedInput | None:
-    """Find the first row whose field count differs from the header (only run once reading failed)."""
-    with path.open(encoding="utf-8-sig", errors="replace", newline="") as handle:
-        rows = csv.reader(handle)
-        header = next(rows, [])
-        for number, row in enumerate(rows, start=1):
-            if len(row) != len(header):
-                return RejectedInput(
-                    name, f"has {len(row)} fields where the header has {len(header)} (unquoted comma?)", row=number
-                )
-    return None
 
 
 def _canonical_column_names(raw: pl.DataFrame, name: str) -> pl.DataFrame:
@@ -258,141 +185,19 @@ def _typed_frame(raw: pl.DataFrame, name: str) -> pl.DataFrame:
     columns = []
     for column, kind in FOCUS_COLUMNS.items():
         if column not in raw.columns:
-            columns.append(pl.lit(None, dtype=_polars_type(kind)).alias(column))
+            columns.append(pl.lit(None, dtype=polars_type(kind)).alias(column))
             continue
-        columns.append(typed_column(raw, column, kind, name))
+        columns.append(typed_column(raw, column, kind))
     extensions = (
-        pl.struct([_as_text(raw, column) for column in extras]).struct.json_encode()
+        pl.struct([as_text(raw, column) for column in extras]).struct.json_encode()
         if extras
         else pl.lit(None, dtype=pl.String)
     )
     typed = raw.select(*columns, extensions.alias(EXTENSIONS_COLUMN))
     for column, kind in FOCUS_COLUMNS.items():
         if column in raw.columns:
-            report_unparsed(raw, typed, column, kind, name)
+            report_unparsed(typed, column, kind, name, present=raw[column], expected=_EXPECTED.get(kind, ""))
     return typed
-
-
-def typed_column(raw: pl.DataFrame, column: str, kind: Kind, name: str) -> pl.Expr:
-    dtype = raw.schema[column]
-    source = pl.col(column)
-    if kind is Kind.DECIMAL:
-        if dtype.is_float():
-            # Through the shortest decimal text of the double: 0.1 stays 0.1, not 0.1000000000000000055.
-            return source.cast(pl.String).str.to_decimal(scale=DECIMAL_SCALE).cast(DECIMAL).alias(column)
-        if dtype == pl.String:
-            return source.str.strip_chars().cast(DECIMAL, strict=False).alias(column)
-        return source.cast(DECIMAL, strict=False).alias(column)
-    if kind is Kind.DATETIME:
-        if isinstance(dtype, pl.Datetime):
-            if dtype.time_zone is not None:
-                source = source.dt.convert_time_zone("UTC").dt.replace_time_zone(None)
-            return source.cast(TIMESTAMP).alias(column)
-        if dtype == pl.Date:
-            return source.cast(TIMESTAMP).alias(column)
-        text = source.cast(pl.String).str.strip_chars()
-        parsed = [text.str.to_datetime(fmt, strict=False, time_zone="UTC", time_unit="us") for fmt in DATETIME_FORMATS]
-        return pl.coalesce(parsed).dt.replace_time_zone(None).alias(column)
-    text = _as_text(raw, column)
-    # FOCUS null handling: an empty string is no value (Oracle's rows in FOCUS-Sample-Data write `""`).
-    return pl.when(text.str.strip_chars() == "").then(None).otherwise(text).alias(column)
-
-
-def _as_text(raw: pl.DataFrame, column: str) -> pl.Expr:
-    """Any column as text; nested Parquet values (structs, lists, maps) as JSON."""
-    dtype = raw.schema[column]
-    if dtype.is_nested():
-        # The encoded wrapper minus its own key: a JSON path match would parse every value back (5x slower).
-        encoded = pl.struct(pl.col(column).alias("v")).struct.json_encode()
-        value = encoded.str.strip_prefix('{"v":').str.strip_suffix("}")
-        return pl.when(pl.col(column).is_null()).then(None).otherwise(value).alias(column)
-    return pl.col(column).cast(pl.String)
-
-
-def report_unparsed(raw: pl.DataFrame, typed: pl.DataFrame, column: str, kind: Kind, name: str) -> None:
-    """Reject the file at the first value present in the file that did not parse."""
-    if kind is Kind.STRING:
-        return
-    failed = raw[column].is_not_null() & typed[column].is_null()
-    if kind is Kind.JSON:
-        text = typed[column].str.strip_chars()
-        failed = typed[column].is_not_null() & (text.str.json_path_match("$").is_null() | ~text.str.starts_with("{"))
-    expected = {
-        Kind.DECIMAL: f"a decimal number (at most {DECIMAL_PRECISION - DECIMAL_SCALE} integer digits)",
-        Kind.DATETIME: "an ISO 8601 UTC date-time such as 2026-09-01T00:00:00Z",
-        Kind.JSON: "a JSON object",
-    }[kind]
-    reject_first(failed, raw[column], name, column, lambda value: f"{shorten(value)!r} is not {expected}")
-
-
-def _check_rows(typed: pl.DataFrame, name: str, *, require_mandatory: bool) -> None:
-    checks: list[tuple[str, pl.Expr, str]] = []
-    if require_mandatory:
-        checks += [(column, pl.col(column).is_null(), "must not be empty") for column in NOT_NULL_COLUMNS]
-        # FOCUS: neither may be null, and nothing on the line says what they would be (1.3 names the provider
-        # ServiceProviderName), so the line cannot be represented faithfully
-        checks += [
-            (
-                "ProviderName",
-                pl.col("ProviderName").is_null() & pl.col("ServiceProviderName").is_null(),
-                "must not be empty (nor ServiceProviderName, its FOCUS 1.3 name)",
-            ),
-            ("ServiceName", pl.col("ServiceName").is_null(), "must not be empty"),
-        ]
-    checks += [
-        (
-            "ChargeCategory",
-            pl.col("ChargeCategory").is_not_null() & ~pl.col("ChargeCategory").is_in(CHARGE_CATEGORIES),
-            f"must be one of {', '.join(sorted(CHARGE_CATEGORIES))}",
-        ),
-        (
-            "ChargeClass",
-            pl.col("ChargeClass").is_not_null() & ~pl.col("ChargeClass").is_in(CHARGE_CLASSES),
-            "must be empty or Correction",
-        ),
-        (
-            "BillingPeriodEnd",
-            pl.col("BillingPeriodEnd") <= pl.col("BillingPeriodStart"),
-            "must be after BillingPeriodStart (End is exclusive)",
-        ),
-        (
-            "ChargePeriodEnd",
-            pl.col("ChargePeriodEnd") < pl.col("ChargePeriodStart"),
-            "must not be before ChargePeriodStart",
-        ),
-    ]
-    for column, expr, reason in checks:
-        failed = typed.select(expr.fill_null(False)).to_series()
-        reject_first(
-            failed,
-            typed[column],
-            name,
-            column,
-            lambda value, reason=reason, column=column: (
-                f"{column} {reason}" + ("" if value is None else f" (found {value!r})")
-            ),
-        )
-
-
-def reject_first(
-    failed: pl.Series, values: pl.Series, name: str, column: str, describe: Callable[[object], str]
-) -> None:
-    """Reject the file at the first failing row, saying how many more rows fail the same way."""
-    if not failed.any():
-        return
-    row = int(failed.arg_true()[0])
-    count = int(failed.sum())
-    more = f" ({count - 1} more row(s) like it)" if count > 1 else ""
-    raise RejectedInput(name, describe(values[row]) + more, row=row + 1, column=column)
-
-
-def shorten(value: object) -> str:
-    text = str(value)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
-def first_line(exc: Exception) -> str:
-    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
 
 
 def read_focus_files(files: list[tuple[Path, str]], *, require_mandatory: bool = True) -> FocusFile:

@@ -32,26 +32,19 @@ month whenever its `max(export_time)` moves).
 
 from __future__ import annotations
 
-import gzip
 import json
 import re
-import tempfile
-import zlib
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from enum import Enum
 from pathlib import Path
 
 import polars as pl
 
-from sources.delivery import Delivery, ParsedDelivery
-from sources.errors import RejectedInput
-from sources.focus.reader import check_utf8_text
-from sources.row_checks import WARNING, NonNegative, OneOf, RowRules, check_rows
+from sources.common.delivery import LINEAGE_SCHEMA, Delivery, ParsedDelivery
+from sources.common.errors import RejectedInput
+from sources.common.files import GZIP_MAGIC, PARQUET_MAGIC, check_utf8_text, decompressed, first_line, magic_bytes
+from sources.common.rejects import reject_first
+from sources.common.row_checks import WARNING, NonNegative, OneOf, RowRules, check_rows
+from sources.common.types import DECIMAL, DECIMAL_PRECISION, DECIMAL_SCALE, TIMESTAMP, Kind, polars_type
 
-DECIMAL_SCALE = 12
-DECIMAL = pl.Decimal(38, DECIMAL_SCALE)
-TIMESTAMP = pl.Datetime("us")
 BILLING_TIME_ZONE = "America/Los_Angeles"
 """Google invoices by calendar month in US Pacific time."""
 
@@ -62,60 +55,52 @@ COMMITTED_SPEND_DISCOUNT = "COMMITTED_USAGE_DISCOUNT_DOLLAR_BASE"
 COST_TYPES = ("regular", "tax", "adjustment", "rounding error")
 
 _ROW = "__row"
-_GZIP_MAGIC = b"\x1f\x8b"
-_PARQUET_MAGIC = b"PAR1"
 _LINE_SEPARATOR = "\x1f"
 """A byte valid JSON never holds unescaped: reading lines as one CSV column split on it keeps each line whole."""
 
 
-class Kind(Enum):
-    TEXT = "text"
-    DECIMAL = "decimal"
-    TIMESTAMP = "timestamp"
-
-
 # (raw column, export field path, kind), in raw-table order.
 _FIELDS: tuple[tuple[str, str, Kind], ...] = (
-    ("billing_account_id", "billing_account_id", Kind.TEXT),
-    ("invoice_month", "invoice.month", Kind.TEXT),
-    ("service_id", "service.id", Kind.TEXT),
-    ("service_description", "service.description", Kind.TEXT),
-    ("sku_id", "sku.id", Kind.TEXT),
-    ("sku_description", "sku.description", Kind.TEXT),
-    ("usage_start_time", "usage_start_time", Kind.TIMESTAMP),
-    ("usage_end_time", "usage_end_time", Kind.TIMESTAMP),
-    ("project_id", "project.id", Kind.TEXT),
-    ("project_number", "project.number", Kind.TEXT),
-    ("project_name", "project.name", Kind.TEXT),
-    ("location_location", "location.location", Kind.TEXT),
-    ("location_country", "location.country", Kind.TEXT),
-    ("location_region", "location.region", Kind.TEXT),
-    ("location_zone", "location.zone", Kind.TEXT),
-    ("resource_name", "resource.name", Kind.TEXT),
-    ("resource_global_name", "resource.global_name", Kind.TEXT),
-    ("export_time", "export_time", Kind.TIMESTAMP),
+    ("billing_account_id", "billing_account_id", Kind.STRING),
+    ("invoice_month", "invoice.month", Kind.STRING),
+    ("service_id", "service.id", Kind.STRING),
+    ("service_description", "service.description", Kind.STRING),
+    ("sku_id", "sku.id", Kind.STRING),
+    ("sku_description", "sku.description", Kind.STRING),
+    ("usage_start_time", "usage_start_time", Kind.DATETIME),
+    ("usage_end_time", "usage_end_time", Kind.DATETIME),
+    ("project_id", "project.id", Kind.STRING),
+    ("project_number", "project.number", Kind.STRING),
+    ("project_name", "project.name", Kind.STRING),
+    ("location_location", "location.location", Kind.STRING),
+    ("location_country", "location.country", Kind.STRING),
+    ("location_region", "location.region", Kind.STRING),
+    ("location_zone", "location.zone", Kind.STRING),
+    ("resource_name", "resource.name", Kind.STRING),
+    ("resource_global_name", "resource.global_name", Kind.STRING),
+    ("export_time", "export_time", Kind.DATETIME),
     ("cost", "cost", Kind.DECIMAL),
-    ("currency", "currency", Kind.TEXT),
+    ("currency", "currency", Kind.STRING),
     ("currency_conversion_rate", "currency_conversion_rate", Kind.DECIMAL),
     ("cost_at_list", "cost_at_list", Kind.DECIMAL),
     ("usage_amount", "usage.amount", Kind.DECIMAL),
-    ("usage_unit", "usage.unit", Kind.TEXT),
+    ("usage_unit", "usage.unit", Kind.STRING),
     ("usage_amount_in_pricing_units", "usage.amount_in_pricing_units", Kind.DECIMAL),
-    ("usage_pricing_unit", "usage.pricing_unit", Kind.TEXT),
-    ("cost_type", "cost_type", Kind.TEXT),
-    ("adjustment_info_id", "adjustment_info.id", Kind.TEXT),
-    ("adjustment_info_description", "adjustment_info.description", Kind.TEXT),
-    ("adjustment_info_mode", "adjustment_info.mode", Kind.TEXT),
-    ("adjustment_info_type", "adjustment_info.type", Kind.TEXT),
-    ("transaction_type", "transaction_type", Kind.TEXT),
-    ("seller_name", "seller_name", Kind.TEXT),
+    ("usage_pricing_unit", "usage.pricing_unit", Kind.STRING),
+    ("cost_type", "cost_type", Kind.STRING),
+    ("adjustment_info_id", "adjustment_info.id", Kind.STRING),
+    ("adjustment_info_description", "adjustment_info.description", Kind.STRING),
+    ("adjustment_info_mode", "adjustment_info.mode", Kind.STRING),
+    ("adjustment_info_type", "adjustment_info.type", Kind.STRING),
+    ("transaction_type", "transaction_type", Kind.STRING),
+    ("seller_name", "seller_name", Kind.STRING),
     ("price_effective_price", "price.effective_price", Kind.DECIMAL),
     ("price_tier_start_amount", "price.tier_start_amount", Kind.DECIMAL),
-    ("price_unit", "price.unit", Kind.TEXT),
+    ("price_unit", "price.unit", Kind.STRING),
     ("price_pricing_unit_quantity", "price.pricing_unit_quantity", Kind.DECIMAL),
-    ("consumption_model_id", "consumption_model.id", Kind.TEXT),
-    ("consumption_model_description", "consumption_model.description", Kind.TEXT),
-    ("subscription_instance_id", "subscription.instance_id", Kind.TEXT),
+    ("consumption_model_id", "consumption_model.id", Kind.STRING),
+    ("consumption_model_description", "consumption_model.description", Kind.STRING),
+    ("subscription_instance_id", "subscription.instance_id", Kind.STRING),
 )
 _PATHS = {column: path for column, path, _ in _FIELDS}
 REQUIRED_FIELDS = ("billing_account_id", "invoice.month", "cost", "currency", "usage_start_time", "sku.description")
@@ -139,8 +124,7 @@ _DERIVED_SCHEMA: dict[str, pl.DataType] = {
     "net_cost": DECIMAL,
     "x_extensions": pl.String(),
     "_extra": pl.String(),
-    "_source_file": pl.String(),
-    "_source_row": pl.Int64(),
+    **LINEAGE_SCHEMA,
 }
 
 DATETIME_FORMATS = (
@@ -152,14 +136,14 @@ DATETIME_FORMATS = (
     "%Y-%m-%dT%H:%M:%S",
 )
 _NUMBER = r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$"
-_NUMBER_EXPECTED = f"a number (at most {38 - DECIMAL_SCALE} digits before the decimal point)"
+_NUMBER_EXPECTED = f"a number (at most {DECIMAL_PRECISION - DECIMAL_SCALE} digits before the decimal point)"
 
 
 def output_schema() -> dict[str, pl.DataType]:
     """Columns and types of `raw.gcp_billing_export`, in order (the loader adds `_load_id`, `_ingested_at`)."""
     schema: dict[str, pl.DataType] = {}
     for column, _, kind in _FIELDS:
-        schema[column] = _dtype(kind)
+        schema[column] = polars_type(kind)
         if column == "invoice_month":
             schema["billing_period_start"] = _DERIVED_SCHEMA["billing_period_start"]
             schema["billing_period_end"] = _DERIVED_SCHEMA["billing_period_end"]
@@ -216,12 +200,8 @@ def _read_file(path: Path, name: str) -> tuple[pl.DataFrame, str, bool]:
 
 
 def _read_nested(path: Path, name: str) -> tuple[pl.DataFrame, str]:
-    try:
-        with path.open("rb") as handle:
-            magic = handle.read(4)
-    except OSError as exc:
-        raise RejectedInput(name, f"cannot be opened: {exc.strerror or exc}") from exc
-    if magic.startswith(_PARQUET_MAGIC):
+    magic = magic_bytes(path, name)
+    if magic.startswith(PARQUET_MAGIC):
         try:
             return pl.read_parquet(path), "Parquet"
         except Exception as exc:
@@ -232,35 +212,9 @@ def _read_nested(path: Path, name: str) -> tuple[pl.DataFrame, str]:
             "is CSV, which cannot hold the export's nested fields (credits, labels): "
             "extract it as Parquet or newline-delimited JSON",
         )
-    gzipped = magic.startswith(_GZIP_MAGIC)
-    with decompressed(path, name, gzipped=gzipped) as plain:
+    gzipped = magic.startswith(GZIP_MAGIC)
+    with decompressed(path, name, gzipped=gzipped, count_lines=True) as plain:
         return _read_ndjson(plain, name), "NDJSON gzip" if gzipped else "NDJSON"
-
-
-@contextmanager
-def decompressed(path: Path, name: str, *, gzipped: bool) -> Iterator[Path]:
-    """Yield a plain-text path; gzip is inflated to a temporary file with Python's gzip, which
-    raises on a truncated stream where polars would silently return the rows before the break."""
-    if not gzipped:
-        yield path
-        return
-    with tempfile.NamedTemporaryFile(suffix=".json") as plain:
-        try:
-            with gzip.open(path, "rb") as compressed:
-                # read1 hands over what was inflated before a break, so the message can say where it is
-                while chunk := compressed.read1(1 << 20):
-                    plain.write(chunk)
-        except (EOFError, OSError, zlib.error) as exc:
-            plain.flush()
-            plain.seek(0)
-            complete_lines = sum(chunk.count(b"\n") for chunk in iter(lambda: plain.read(1 << 20), b""))
-            raise RejectedInput(
-                name,
-                f"is a truncated or corrupt gzip file ({exc}); {complete_lines} complete line(s) precede the break",
-                row=complete_lines + 1,
-            ) from exc
-        plain.flush()
-        yield Path(plain.name)
 
 
 def _read_ndjson(path: Path, name: str) -> pl.DataFrame:
@@ -372,12 +326,12 @@ def _flatten(nested: pl.DataFrame, name: str) -> pl.DataFrame:
     for column, path, kind in _FIELDS:
         located = _locate(nested, path)
         if located is None:
-            selected.append(pl.lit(None, dtype=_dtype(kind)).alias(column))
+            selected.append(pl.lit(None, dtype=polars_type(kind)).alias(column))
             continue
         expr, dtype = located
         text = _text(expr, dtype)
         selected.append(_typed(expr, dtype, text, kind).alias(column))
-        if kind is not Kind.TEXT:
+        if kind is not Kind.STRING:
             selected.append(text.alias(f"__text_{column}"))
             checks.append((column, path, kind))
     frame = nested.select(selected).with_columns(
@@ -388,7 +342,9 @@ def _flatten(nested: pl.DataFrame, name: str) -> pl.DataFrame:
     for column, path, kind in checks:
         failed = frame[f"__text_{column}"].is_not_null() & frame[column].is_null()
         expected = _NUMBER_EXPECTED if kind is Kind.DECIMAL else "a timestamp such as 2024-05-01 07:00:00 UTC"
-        reject_first(failed, frame[f"__text_{column}"], frame, name, path, lambda v, e=expected: f"{v!r} is not {e}")
+        reject_first(
+            failed, frame[f"__text_{column}"], name, path, lambda v, e=expected: f"{v!r} is not {e}", rows=_rows(frame)
+        )
     frame = frame.drop([f"__text_{column}" for column, _, _ in checks])
     _check_required_and_codes(frame, name)
 
@@ -408,10 +364,6 @@ def _flatten(nested: pl.DataFrame, name: str) -> pl.DataFrame:
     return frame.sort(_ROW).select(output_schema().keys()).cast(output_schema())
 
 
-def _dtype(kind: Kind) -> pl.DataType:
-    return {Kind.DECIMAL: DECIMAL, Kind.TIMESTAMP: TIMESTAMP}.get(kind, pl.String())
-
-
 def _text(expr: pl.Expr, dtype: pl.DataType) -> pl.Expr:
     """Any value as text, blanks as null; nested values as JSON; doubles as their shortest decimal text."""
     if dtype == pl.Null:
@@ -425,7 +377,7 @@ def _text(expr: pl.Expr, dtype: pl.DataType) -> pl.Expr:
 
 
 def _typed(expr: pl.Expr, dtype: pl.DataType, text: pl.Expr, kind: Kind) -> pl.Expr:
-    if kind is Kind.TEXT:
+    if kind is Kind.STRING:
         return text
     if kind is Kind.DECIMAL:
         if dtype.is_integer() or isinstance(dtype, pl.Decimal):
@@ -473,31 +425,33 @@ def _billing_period(month: pl.Expr) -> list[pl.Expr]:
 def _check_required_and_codes(frame: pl.DataFrame, name: str) -> None:
     for path in REQUIRED_FIELDS:
         column = _column_of(path)
-        reject_first(frame[column].is_null(), frame[column], frame, name, path, lambda _: "is required and empty")
+        reject_first(
+            frame[column].is_null(), frame[column], name, path, lambda _: "is required and empty", rows=_rows(frame)
+        )
     month = frame["invoice_month"]
     reject_first(
         ~month.str.contains(r"^\d{4}(0[1-9]|1[0-2])$"),
         month,
-        frame,
         name,
         "invoice.month",
         lambda value: f"{value!r} is not a month as YYYYMM",
+        rows=_rows(frame),
     )
     reject_first(
         frame["cost_type"].is_not_null() & ~frame["cost_type"].is_in(COST_TYPES),
         frame["cost_type"],
-        frame,
         name,
         "cost_type",
         lambda value: f"{value!r} is not one of {', '.join(COST_TYPES)}",
+        rows=_rows(frame),
     )
     reject_first(
         (frame["usage_end_time"] < frame["usage_start_time"]).fill_null(False),
         frame["usage_end_time"],
-        frame,
         name,
         "usage_end_time",
         lambda value: f"{value} is before usage_start_time",
+        rows=_rows(frame),
     )
 
 
@@ -505,17 +459,9 @@ def _column_of(path: str) -> str:
     return next(column for column, field_path in _PATHS.items() if field_path == path)
 
 
-def reject_first(
-    failed: pl.Series, values: pl.Series, frame: pl.DataFrame, name: str, column: str, describe: Callable[[object], str]
-) -> None:
-    """Reject the file at the first failing row, saying how many more rows fail the same way."""
-    failed = failed.fill_null(False)
-    if not failed.any():
-        return
-    index = int(failed.arg_true()[0])
-    count = int(failed.sum())
-    more = f" ({count - 1} more row(s) like it)" if count > 1 else ""
-    raise RejectedInput(name, describe(values[index]) + more, row=int(frame[_ROW][index]) + 1, column=column)
+def _rows(frame: pl.DataFrame) -> pl.Series:
+    """Each row's number in the file: the frame is reordered by joins, `_ROW` keeps where it came from."""
+    return frame[_ROW] + 1
 
 
 # --- Arrays: labels and credits ---------------------------------------------------------------
@@ -628,10 +574,10 @@ def _credits(nested: pl.DataFrame, name: str) -> pl.DataFrame:
     reject_first(
         credits["amount_text"].is_not_null() & credits["amount"].is_null(),
         credits["amount_text"],
-        credits,
         name,
         "credits.amount",
         lambda value: f"{value!r} is not {_NUMBER_EXPECTED}",
+        rows=_rows(credits),
     )
     kind_name = pl.col("name").str.to_lowercase()
     kind = (
@@ -738,7 +684,3 @@ def _extra(nested: pl.DataFrame) -> pl.Expr:
     if not unknown:
         return pl.lit(None, dtype=pl.String)
     return pl.struct(pl.col(unknown)).struct.json_encode()
-
-
-def first_line(exc: Exception) -> str:
-    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__

@@ -14,10 +14,13 @@ from decimal import Decimal
 
 import polars as pl
 
-from sources.delivery import Delivery, ParsedDelivery
-from sources.errors import RejectedInput
-from sources.row_checks import RowRules, check_rows
-from sources.tabular import DECIMAL, TIMESTAMP, Column, Kind, plain, read_contract_file, reject_first, schema_of
+from sources.common.currencies import CODE_SHAPE
+from sources.common.delivery import Delivery, ParsedDelivery
+from sources.common.errors import RejectedInput
+from sources.common.rejects import plain
+from sources.common.row_checks import Check, RowRules, check_rows, check_values, ordered
+from sources.common.tabular import WORDING, Column, read_contract_file, schema_of
+from sources.common.types import DECIMAL, TIMESTAMP, Kind
 
 FORMAT_VERSION = "GPU cloud usage 1.0"
 PRICING_MODELS = ("on_demand", "spot", "reserved")
@@ -25,24 +28,24 @@ COST_TOLERANCE = Decimal("0.01")
 """unit_price × usage_hours may differ from cost by at most a cent (providers round the cost)."""
 
 COLUMNS: tuple[Column, ...] = (
-    Column("provider", Kind.TEXT, required=True),
-    Column("account_id", Kind.TEXT, required=True),
-    Column("account_name", Kind.TEXT),
-    Column("resource_id", Kind.TEXT, required=True),
-    Column("resource_name", Kind.TEXT),
-    Column("region", Kind.TEXT),
-    Column("gpu_model", Kind.TEXT, required=True),
+    Column("provider", Kind.STRING, required=True),
+    Column("account_id", Kind.STRING, required=True),
+    Column("account_name", Kind.STRING),
+    Column("resource_id", Kind.STRING, required=True),
+    Column("resource_name", Kind.STRING),
+    Column("region", Kind.STRING),
+    Column("gpu_model", Kind.STRING, required=True),
     Column("gpu_count", Kind.DECIMAL, required=True),
-    Column("pricing_model", Kind.TEXT, required=True),
-    Column("usage_start", Kind.TIMESTAMP, required=True),
-    Column("usage_end", Kind.TIMESTAMP, required=True),
+    Column("pricing_model", Kind.STRING, required=True),
+    Column("usage_start", Kind.DATETIME, required=True),
+    Column("usage_end", Kind.DATETIME, required=True),
     Column("usage_hours", Kind.DECIMAL, required=True),
     Column("unit_price", Kind.DECIMAL),
     Column("list_unit_price", Kind.DECIMAL),
     Column("cost", Kind.DECIMAL, required=True),
-    Column("currency", Kind.TEXT, required=True),
-    Column("description", Kind.TEXT),
-    Column("tags", Kind.JSON_OBJECT),
+    Column("currency", Kind.STRING, required=True),
+    Column("description", Kind.STRING),
+    Column("tags", Kind.JSON),
 )
 
 DERIVED_COLUMNS = {"billing_account_key": pl.String(), "billing_period_start": TIMESTAMP}
@@ -70,24 +73,34 @@ def read_usage_file(path, name: str) -> pl.DataFrame:
     ).select(output_schema().keys())
 
 
+# Compared in microseconds, so no division (and no rounding) is involved.
+_USAGE_MICROSECONDS = pl.col("usage_hours") * pl.lit(3_600_000_000).cast(DECIMAL)
+_PERIOD_MICROSECONDS = (pl.col("usage_end") - pl.col("usage_start")).dt.total_microseconds().cast(DECIMAL)
+FILE_RULES = RowRules(
+    values=(
+        Check(
+            "pricing_model",
+            ~pl.col("pricing_model").is_in(PRICING_MODELS),
+            f"must be one of {' | '.join(PRICING_MODELS)}",
+        ),
+        Check("currency", ~pl.col("currency").str.contains(CODE_SHAPE), "must be an ISO 4217 code such as USD"),
+        Check("gpu_count", pl.col("gpu_count") <= 0, "must be more than 0"),
+        ordered("usage_end", "usage_start", "must be after usage_start (the end is exclusive)", exclusive=True),
+        Check("usage_hours", pl.col("usage_hours") < 0, "must not be negative"),
+        Check(
+            "usage_hours", _USAGE_MICROSECONDS > _PERIOD_MICROSECONDS, "exceeds the hours from usage_start to usage_end"
+        ),
+        Check("cost", pl.col("cost") < 0, "must not be negative"),
+        Check("unit_price", pl.col("unit_price") < 0, "must not be negative"),
+        Check("list_unit_price", pl.col("list_unit_price") < 0, "must not be negative"),
+    ),
+    wording=WORDING,
+)
+"""Checked on each file as it is read, after the contract's required values."""
+
+
 def _check_rows(frame: pl.DataFrame, name: str) -> None:
-    # Compared in microseconds, so no division (and no rounding) is involved.
-    usage_microseconds = pl.col("usage_hours") * pl.lit(3_600_000_000).cast(DECIMAL)
-    period_microseconds = (pl.col("usage_end") - pl.col("usage_start")).dt.total_microseconds().cast(DECIMAL)
-    pricing_models = " | ".join(PRICING_MODELS)
-    checks = [
-        ("pricing_model", ~pl.col("pricing_model").is_in(PRICING_MODELS), f"must be one of {pricing_models}"),
-        ("currency", ~pl.col("currency").str.contains(r"^[A-Z]{3}$"), "must be an ISO 4217 code such as USD"),
-        ("gpu_count", pl.col("gpu_count") <= 0, "must be more than 0"),
-        ("usage_end", pl.col("usage_end") <= pl.col("usage_start"), "must be after usage_start (the end is exclusive)"),
-        ("usage_hours", pl.col("usage_hours") < 0, "must not be negative"),
-        ("usage_hours", usage_microseconds > period_microseconds, "exceeds the hours from usage_start to usage_end"),
-        ("cost", pl.col("cost") < 0, "must not be negative"),
-        ("unit_price", pl.col("unit_price") < 0, "must not be negative"),
-        ("list_unit_price", pl.col("list_unit_price") < 0, "must not be negative"),
-    ]
-    for column, failed, reason in checks:
-        reject_first(frame, name, column, failed, reason)
+    check_values(frame, FILE_RULES)
     mismatch = (pl.col("unit_price") * pl.col("usage_hours") - pl.col("cost")).abs() > pl.lit(COST_TOLERANCE).cast(
         DECIMAL
     )

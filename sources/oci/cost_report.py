@@ -27,14 +27,15 @@ from pathlib import Path
 
 import polars as pl
 
-from sources.delivery import Delivery, DeliveryWarning, ParsedDelivery
-from sources.errors import RejectedInput
-from sources.focus.columns import DECIMAL_PRECISION, DECIMAL_SCALE
-from sources.focus.reader import DATETIME_FORMATS, decompressed, read_csv, reject_first, shorten
-from sources.row_checks import WARNING, NonNegative, OneOf, RowRules, check_rows, flag_rows
+from sources.common.currencies import CODE_SHAPE
+from sources.common.delivery import LINEAGE_SCHEMA, Delivery, DeliveryWarning, ParsedDelivery
+from sources.common.errors import RejectedInput
+from sources.common.files import GZIP_MAGIC, PARQUET_MAGIC, decompressed, magic_bytes, read_csv
+from sources.common.rejects import reject_first, shorten
+from sources.common.row_checks import WARNING, NonNegative, OneOf, RowRules, check_rows, flag_rows
+from sources.common.typed import parse_timestamp
+from sources.common.types import DECIMAL, DECIMAL_EXPECTED, TIMESTAMP
 
-DECIMAL = pl.Decimal(DECIMAL_PRECISION, DECIMAL_SCALE)
-TIMESTAMP = pl.Datetime("us")
 FORMAT_VERSION = "OCI cost report"
 TAG_PREFIX = "tags/"
 
@@ -81,9 +82,6 @@ BOOLEAN_COLUMNS = ("cost/overageFlag", "lineItem/isCorrection")
 """Written `true`/`false`; stored lower-case as text."""
 
 _HEADER_BY_LOWER = {header.lower(): header for header in REPORT_COLUMNS}
-_CURRENCY_CODE = r"^[A-Z]{3}$"
-_GZIP_MAGIC = b"\x1f\x8b"
-_PARQUET_MAGIC = b"PAR1"
 
 
 def output_schema() -> dict[str, pl.DataType]:
@@ -93,9 +91,7 @@ def output_schema() -> dict[str, pl.DataType]:
     schema["extra_columns"] = pl.String()
     schema["billing_period_start"] = TIMESTAMP
     schema["billing_period_end"] = TIMESTAMP
-    schema["_source_file"] = pl.String()
-    schema["_source_row"] = pl.Int64()
-    return schema
+    return schema | LINEAGE_SCHEMA
 
 
 ROW_RULES = RowRules(
@@ -194,14 +190,10 @@ def read_cost_report(path: Path, *, source_file: str | None = None) -> pl.DataFr
 
 
 def read_raw(path: Path, name: str) -> pl.DataFrame:
-    try:
-        with path.open("rb") as handle:
-            magic = handle.read(4)
-    except OSError as exc:
-        raise RejectedInput(name, f"cannot be opened: {exc.strerror or exc}") from exc
-    if magic.startswith(_PARQUET_MAGIC):
+    magic = magic_bytes(path, name)
+    if magic.startswith(PARQUET_MAGIC):
         raise RejectedInput(name, "is a Parquet file; OCI cost reports are CSV or CSV.gz")
-    with decompressed(path, name, gzipped=magic.startswith(_GZIP_MAGIC)) as csv_path:
+    with decompressed(path, name, gzipped=magic.startswith(GZIP_MAGIC)) as csv_path:
         return read_csv(csv_path, name)
 
 
@@ -239,8 +231,7 @@ def _typed(header: str, file_header: str | None) -> pl.Expr:
     if isinstance(dtype, pl.Decimal):
         return text.cast(DECIMAL, strict=False).alias(column)
     if isinstance(dtype, pl.Datetime):
-        parsed = [text.str.to_datetime(fmt, strict=False, time_zone="UTC", time_unit="us") for fmt in DATETIME_FORMATS]
-        return pl.coalesce(parsed).dt.replace_time_zone(None).alias(column)
+        return parse_timestamp(text).alias(column)
     if header in BOOLEAN_COLUMNS:
         return text.str.to_lowercase().alias(column)
     return text.alias(column)
@@ -283,7 +274,7 @@ def _check_values(raw: pl.DataFrame, typed: pl.DataFrame, report_columns: dict[s
         column, dtype = REPORT_COLUMNS[header]
         values = raw[file_header]
         if isinstance(dtype, pl.Decimal):
-            expected = f"a decimal number (at most {DECIMAL_PRECISION - DECIMAL_SCALE} integer digits)"
+            expected = DECIMAL_EXPECTED
         elif isinstance(dtype, pl.Datetime):
             expected = "an ISO 8601 UTC date-time such as 2023-11-13T10:00Z"
         elif header in BOOLEAN_COLUMNS:
@@ -306,7 +297,7 @@ def _check_values(raw: pl.DataFrame, typed: pl.DataFrame, report_columns: dict[s
             lambda value, expected=expected: f"{shorten(value)!r} is not {expected}",
         )
     reject_first(
-        ~typed["cost_currency_code"].str.contains(_CURRENCY_CODE).fill_null(True),
+        ~typed["cost_currency_code"].str.contains(CODE_SHAPE).fill_null(True),
         typed["cost_currency_code"],
         name,
         "cost/currencyCode",

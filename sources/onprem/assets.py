@@ -13,22 +13,24 @@ from pathlib import Path
 
 import polars as pl
 
-from sources.delivery import Delivery, ParsedDelivery
-from sources.errors import RejectedInput
-from sources.row_checks import check_rows
-from sources.tabular import TIMESTAMP, Column, Kind, read_contract_file, reject_first, schema_of
+from sources.common.currencies import CODE_SHAPE
+from sources.common.delivery import Delivery, ParsedDelivery
+from sources.common.errors import RejectedInput
+from sources.common.row_checks import Check, RowRules, check_rows, check_values, ordered
+from sources.common.tabular import WORDING, Column, read_contract_file, schema_of
+from sources.common.types import TIMESTAMP, Kind
 
 FORMAT_VERSION = "On-premises GPU inventory 1.0"
 
 COLUMNS: tuple[Column, ...] = (
-    Column("asset_id", Kind.TEXT, required=True),
-    Column("site", Kind.TEXT, required=True),
-    Column("hostname", Kind.TEXT),
-    Column("gpu_model", Kind.TEXT, required=True),
+    Column("asset_id", Kind.STRING, required=True),
+    Column("site", Kind.STRING, required=True),
+    Column("hostname", Kind.STRING),
+    Column("gpu_model", Kind.STRING, required=True),
     Column("gpu_count", Kind.INTEGER, required=True),
     Column("purchase_date", Kind.DATE, required=True),
     Column("purchase_price", Kind.DECIMAL, required=True),
-    Column("currency", Kind.TEXT, required=True),
+    Column("currency", Kind.STRING, required=True),
     Column("depreciation_years", Kind.DECIMAL, required=True),
     Column("residual_value", Kind.DECIMAL),
     Column("power_draw_kw", Kind.DECIMAL),
@@ -36,8 +38,8 @@ COLUMNS: tuple[Column, ...] = (
     Column("electricity_price_per_kwh", Kind.DECIMAL),
     Column("colocation_price_per_kw_month", Kind.DECIMAL),
     Column("maintenance_per_year", Kind.DECIMAL),
-    Column("team", Kind.TEXT),
-    Column("project", Kind.TEXT),
+    Column("team", Kind.STRING),
+    Column("project", Kind.STRING),
     Column("retired_date", Kind.DATE),
 )
 
@@ -66,7 +68,7 @@ def output_schema() -> dict[str, pl.DataType]:
 def read_inventory_file(path: Path, name: str) -> pl.DataFrame:
     """Parse and validate one inventory file; raises RejectedInput naming the file, row and column."""
     frame = read_contract_file(path, name, COLUMNS).with_columns(pl.col("currency").str.to_uppercase())
-    _check_rows(frame, name)
+    check_values(frame, FILE_RULES)
     tags = pl.struct("team", "project").struct.json_encode()
     return frame.with_columns(
         pl.when(pl.col("team").is_null() & pl.col("project").is_null()).then(None).otherwise(tags).alias("tags"),
@@ -74,24 +76,25 @@ def read_inventory_file(path: Path, name: str) -> pl.DataFrame:
     ).select(output_schema().keys())
 
 
-def _check_rows(frame: pl.DataFrame, name: str) -> None:
-    checks = [
-        ("asset_id", _repeated_asset_id(), "appears on an earlier row too: asset ids must be unique"),
-        ("currency", ~pl.col("currency").str.contains(r"^[A-Z]{3}$"), "must be an ISO 4217 code such as EUR"),
-        ("gpu_count", pl.col("gpu_count") <= 0, "must be more than 0"),
-        ("depreciation_years", pl.col("depreciation_years") <= 0, "must be more than 0"),
-        *[(column, pl.col(column) < 0, "must not be negative") for column in _NOT_NEGATIVE],
-        ("residual_value", pl.col("residual_value") > pl.col("purchase_price"), "must not exceed purchase_price"),
-        ("pue", pl.col("pue") < 1, "must be at least 1 (power usage effectiveness: facility power / IT power)"),
-        ("retired_date", pl.col("retired_date") < pl.col("purchase_date"), "must not be before purchase_date"),
-    ]
-    for column, failed, reason in checks:
-        reject_first(frame, name, column, failed, reason)
-
-
 def _repeated_asset_id() -> pl.Expr:
     """True on the second and later rows of an asset id, so the message points at the repeat."""
     return pl.int_range(pl.len()).over("asset_id") > 0
+
+
+FILE_RULES = RowRules(
+    values=(
+        Check("asset_id", _repeated_asset_id(), "appears on an earlier row too: asset ids must be unique"),
+        Check("currency", ~pl.col("currency").str.contains(CODE_SHAPE), "must be an ISO 4217 code such as EUR"),
+        Check("gpu_count", pl.col("gpu_count") <= 0, "must be more than 0"),
+        Check("depreciation_years", pl.col("depreciation_years") <= 0, "must be more than 0"),
+        *(Check(column, pl.col(column) < 0, "must not be negative") for column in _NOT_NEGATIVE),
+        Check("residual_value", pl.col("residual_value") > pl.col("purchase_price"), "must not exceed purchase_price"),
+        Check("pue", pl.col("pue") < 1, "must be at least 1 (power usage effectiveness: facility power / IT power)"),
+        ordered("retired_date", "purchase_date", "must not be before purchase_date"),
+    ),
+    wording=WORDING,
+)
+"""Checked on each file as it is read, after the inventory's required values."""
 
 
 def parse_onprem_gpu_assets(delivery: Delivery) -> ParsedDelivery:

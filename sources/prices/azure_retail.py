@@ -23,7 +23,7 @@ from urllib.parse import quote, urlencode, urlsplit
 
 import polars as pl
 
-from sources.http import FetchError, HttpClient, base_url
+from sources.common.http import FetchError, HttpClient, base_url
 from sources.prices.offers import MONEY, OFFER_SCHEMA, LayoutChanged, Payload, PayloadStore, PriceFeed, check_offers
 
 PROVIDER = "Microsoft"

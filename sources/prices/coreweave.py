@@ -21,7 +21,7 @@ from html.parser import HTMLParser
 
 import polars as pl
 
-from sources.http import HttpClient, base_url
+from sources.common.http import HttpClient, base_url
 from sources.prices.offers import LayoutChanged, Payload, PayloadStore, PriceFeed, naming_provider, offers_frame
 
 PROVIDER = "CoreWeave"

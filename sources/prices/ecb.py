@@ -14,7 +14,8 @@ from decimal import Decimal, InvalidOperation
 
 import polars as pl
 
-from sources.http import HttpClient, base_url
+from sources.common.http import HttpClient, base_url
+from sources.common.types import DECIMAL
 
 PROVIDER = "ECB"
 BASE_URL_ENV = "FINOPS_ECB_BASE_URL"
@@ -30,7 +31,7 @@ RATE_SCHEMA = {
     "rate_date": pl.Date,
     "base_currency": pl.String,
     "quote_currency": pl.String,
-    "rate": pl.Decimal(38, 12),
+    "rate": DECIMAL,
     "source_url": pl.String,
 }
 

@@ -21,7 +21,7 @@ from urllib.parse import urlencode
 
 import polars as pl
 
-from sources.http import FetchError, HttpClient, base_url
+from sources.common.http import FetchError, HttpClient, base_url
 from sources.prices.offers import MONEY, OFFER_SCHEMA, LayoutChanged, Payload, PayloadStore, PriceFeed, check_offers
 
 PROVIDER = "Google Cloud"

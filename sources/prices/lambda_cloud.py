@@ -13,7 +13,7 @@ from decimal import Decimal, InvalidOperation
 
 import polars as pl
 
-from sources.http import HttpClient, base_url
+from sources.common.http import HttpClient, base_url
 from sources.prices.offers import LayoutChanged, Payload, PayloadStore, PriceFeed, offers_frame
 
 PROVIDER = "Lambda"

@@ -25,12 +25,13 @@ from typing import IO, Any
 import polars as pl
 import requests
 
-from sources.http import HttpClient
+from sources.common.http import HttpClient
+from sources.common.types import DECIMAL, TIMESTAMP
 
-MONEY = pl.Decimal(38, 12)
+MONEY = DECIMAL
 
 OFFER_SCHEMA: dict[str, pl.DataType] = {
-    "observed_at": pl.Datetime("us"),
+    "observed_at": TIMESTAMP,
     "provider": pl.String,
     "region": pl.String,
     "zone": pl.String,

@@ -22,7 +22,7 @@ from typing import Any
 
 import polars as pl
 
-from sources.http import FetchError, HttpClient, base_url
+from sources.common.http import FetchError, HttpClient, base_url
 from sources.prices.offers import LayoutChanged, Payload, PayloadStore, PriceFeed, naming_provider, offers_frame
 
 PROVIDER = "RunPod"

@@ -24,7 +24,7 @@ from typing import Any
 
 import polars as pl
 
-from sources.http import HttpClient, base_url
+from sources.common.http import HttpClient, base_url
 from sources.prices.offers import MONEY, LayoutChanged, Payload, PayloadStore, PriceFeed, check_offers, naming_provider
 
 PROVIDER = "Vast.ai"

@@ -14,13 +14,14 @@ from pathlib import Path
 
 import polars as pl
 
-from sources.errors import RejectedInput
-from sources.tabular import Column, Kind, read_contract_file
+from sources.common.errors import RejectedInput
+from sources.common.tabular import Column, read_contract_file
+from sources.common.types import Kind
 
 COLUMNS = (
-    Column("host", Kind.TEXT, required=True),
-    Column("resource_id", Kind.TEXT, required=True),
-    Column("provider_name", Kind.TEXT),
+    Column("host", Kind.STRING, required=True),
+    Column("resource_id", Kind.STRING, required=True),
+    Column("provider_name", Kind.STRING),
     Column("valid_from", Kind.DATE),
     Column("valid_to", Kind.DATE),
 )

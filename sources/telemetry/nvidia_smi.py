@@ -21,8 +21,9 @@ from pathlib import Path
 
 import polars as pl
 
-from sources.errors import RejectedInput
-from sources.row_checks import EARLIEST, LATEST, MAX_FIELD_BYTES
+from sources.common.errors import RejectedInput
+from sources.common.row_checks import EARLIEST, LATEST, MAX_FIELD_BYTES
+from sources.common.types import TIMESTAMP
 from sources.telemetry import samples
 
 # nvidia-smi query field -> the DCGM metric that measures the same thing, in the same unit.
@@ -86,7 +87,7 @@ def read_nvidia_smi_log(path: Path, *, name: str | None = None, timezone: str = 
     for column in header:
         too_long = pl.col(column).str.len_bytes() > MAX_FIELD_BYTES
         _reject_first(raw, name, column, too_long, f"is longer than {MAX_FIELD_BYTES:,} bytes (a broken log?)")
-    at = pl.col("timestamp").str.strptime(pl.Datetime("us"), _TIMESTAMP_FORMAT, strict=False)
+    at = pl.col("timestamp").str.strptime(TIMESTAMP, _TIMESTAMP_FORMAT, strict=False)
     _reject_first(raw, name, "timestamp", at.is_null(), "is not a YYYY/MM/DD HH:MM:SS.mmm timestamp")
     implausible = (at < EARLIEST) | (at >= LATEST)
     _reject_first(raw, name, "timestamp", implausible, f"is outside {EARLIEST.year}–{LATEST.year - 1}")

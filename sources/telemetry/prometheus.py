@@ -20,7 +20,7 @@ from typing import Any
 import polars as pl
 import requests
 
-from sources.http import FetchError, HttpClient, base_url
+from sources.common.http import FetchError, HttpClient, base_url
 from sources.telemetry import samples
 
 PROVIDER = "Prometheus"

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import polars as pl
 
-from sources.focus.columns import DECIMAL_PRECISION, DECIMAL_SCALE
+from sources.common.types import DECIMAL, DECIMAL_PRECISION, DECIMAL_SCALE, TIMESTAMP
 
-DECIMAL = pl.Decimal(DECIMAL_PRECISION, DECIMAL_SCALE)
 MAX_ABS_VALUE = 10 ** (DECIMAL_PRECISION - DECIMAL_SCALE)
 
 SM_ACTIVE = "DCGM_FI_PROF_SM_ACTIVE"
@@ -30,7 +29,7 @@ SOURCE_NVIDIA_SMI = "nvidia_smi"
 
 SAMPLE_SCHEMA: dict[str, pl.DataType] = {
     "sample_date": pl.Date(),
-    "sampled_at": pl.Datetime("us"),
+    "sampled_at": TIMESTAMP,
     "sample_seconds": pl.Int64(),
     "source": pl.String(),
     "host": pl.String(),

@@ -16,11 +16,11 @@ import polars as pl
 import pytest
 
 from pipelines.lib.ingest.billing_sources import BILLING_SOURCES
-from sources.delivery import Delivery, ParsedDelivery
-from sources.detect import detect_source
-from sources.errors import RejectedInput
+from sources.common.delivery import Delivery, ParsedDelivery
+from sources.common.detect import detect_source
+from sources.common.errors import RejectedInput
+from sources.common.row_checks import WARNING
 from sources.focus.reader import ROW_RULES as FOCUS_ROW_RULES
-from sources.row_checks import WARNING
 from tests.conformance.cases import (
     CASE_BY_ID,
     CASES,

@@ -20,7 +20,8 @@ from sources.aws import parse_cur_delivery
 from sources.azure import cost_details as azure_reader
 from sources.azure import parse_actual_cost_delivery, parse_amortized_cost_delivery
 from sources.azure.cost_details import output_schema as azure_cost_details_schema
-from sources.delivery import Delivery, ParsedDelivery
+from sources.common.delivery import Delivery, ParsedDelivery
+from sources.common.row_checks import WARNING, IsNull, NonNegative
 from sources.focus import parse_focus_delivery
 from sources.focus import reader as focus_reader
 from sources.focus.reader import output_schema
@@ -34,7 +35,6 @@ from sources.oci import output_schema as oci_cost_schema
 from sources.oci import parse_cost_report_delivery
 from sources.onprem import output_schema as onprem_gpu_assets_schema
 from sources.onprem import parse_onprem_gpu_assets
-from sources.row_checks import WARNING, IsNull, NonNegative
 
 
 @dataclass(frozen=True)

@@ -19,8 +19,8 @@ from pipelines.lib.operations.test_hooks import pause_if_requested
 from pipelines.lib.quality.quality import QualityGate, QualityReport
 from pipelines.lib.settings import FinopsHome
 from pipelines.lib.warehouse.warehouse import find_load, load_delivery
-from sources.delivery import Delivery
-from sources.errors import RejectedInput
+from sources.common.delivery import Delivery
+from sources.common.errors import RejectedInput
 
 if TYPE_CHECKING:
     from pipelines.lib.ingest.billing_sources import BillingSource

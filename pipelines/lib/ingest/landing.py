@@ -12,8 +12,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from pipelines.lib.settings import FinopsHome
-from sources.delivery import Delivery, is_hidden
-from sources.errors import RejectedInput
+from sources.common.delivery import Delivery, is_hidden
+from sources.common.errors import RejectedInput
 
 _STAMP_FORMAT = "%Y%m%dT%H%M%S%fZ"
 

@@ -33,8 +33,8 @@ import polars as pl
 from pipelines.lib.ingest.landing import pending_deliveries, quarantine
 from pipelines.lib.settings import FinopsHome
 from pipelines.lib.warehouse.warehouse import LoadOutcome, ReferenceTable, ensure_tables, find_load, load_reference_rows
-from sources.delivery import Delivery
-from sources.errors import RejectedInput
+from sources.common.delivery import Delivery
+from sources.common.errors import RejectedInput
 from sources.telemetry import prometheus, samples
 from sources.telemetry.host_map import HOST_MAP_SCHEMA, read_host_map
 from sources.telemetry.nvidia_smi import read_nvidia_smi_log

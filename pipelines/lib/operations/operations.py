@@ -19,8 +19,8 @@ import duckdb
 from pipelines.lib.ingest.landing import pending_deliveries
 from pipelines.lib.settings import FinopsHome
 from pipelines.lib.warehouse.warehouse import connect
-from sources.delivery import Delivery
-from sources.errors import RejectedInput
+from sources.common.delivery import Delivery
+from sources.common.errors import RejectedInput
 
 
 def restatement_window(today: date, restatement_days: int) -> tuple[date, date]:

@@ -42,7 +42,7 @@ def failure_line(asset: str, error: Any) -> str:
         root = _root(error)
         return f"FAILED  {asset}: {root.cls_name}: {root.message.strip().splitlines()[0]} (details in the log file)"
     text = fetch.message.strip()
-    text = text.split(": ", 1)[1] if text.startswith(("FetchError", "sources.http.FetchError")) else text
+    text = text.split(": ", 1)[1] if text.startswith(("FetchError", "sources.common.http.FetchError")) else text
     match = _FETCH_ERROR.match(text)
     if match is None:
         return f"FAILED  {asset}: FetchError: {text.splitlines()[0]}"

@@ -15,7 +15,7 @@ import polars as pl
 
 from pipelines.lib.settings import FinopsHome
 from pipelines.lib.warehouse.warehouse import LoadOutcome, ReferenceTable, load_reference_rows
-from sources.http import HttpClient
+from sources.common.http import HttpClient
 from sources.prices import ecb
 
 FX_RATES = ReferenceTable(name="raw.ecb_fx_rates", columns=ecb.RATE_SCHEMA, replace_key=("rate_date", "quote_currency"))

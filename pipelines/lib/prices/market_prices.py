@@ -21,7 +21,7 @@ import polars as pl
 
 from pipelines.lib.settings import FinopsHome
 from pipelines.lib.warehouse.warehouse import LoadOutcome, ReferenceTable, load_reference_rows
-from sources.http import HttpClient, credential
+from sources.common.http import HttpClient, credential
 from sources.prices.offers import INDEX_FILE, PayloadStore, PriceFeed
 
 SNAPSHOTS = Path(str(resources.files("sources.prices").joinpath("snapshots")))

@@ -3,14 +3,14 @@
 The billing sources declare their facts beside their raw tables (`billing_sources.py`); these are the
 same declarations for the tables written by the daily feeds. The enums are the connectors' own sets
 (`sources.prices.offers`, `sources.telemetry.samples`), the plausible time range the readers' one
-(`sources.row_checks`), so a rule exists once.
+(`sources.common.row_checks`), so a rule exists once.
 """
 
 from __future__ import annotations
 
 from pipelines.lib.quality.quality import MAX_ABS_COST, AllowedValues, Derived, InRange, NotBefore, QualityFacts
+from sources.common.row_checks import EARLIEST, LATEST, NonNegative, OneOf
 from sources.prices.offers import OFFER_STATISTICS, PRICE_UNITS, PRICING_MODELS, PriceFeed
-from sources.row_checks import EARLIEST, LATEST, NonNegative, OneOf
 from sources.telemetry import samples
 
 CAPTURE_DEADLINE = Derived("_captured_by", "CAST(price_day AS TIMESTAMP) + INTERVAL 2 DAY")

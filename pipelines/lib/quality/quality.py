@@ -5,7 +5,7 @@ types, its restatement key, currency and cost columns) plus a few facts per sour
 source knows (`QualityFacts`: enums, quantities that cannot be negative, charge periods that must lie
 inside the billing period). It validates the rows of one load (`_load_id`), streamed from DuckDB in
 bounded batches, with an ephemeral GX context: no project folder, no progress bars, no analytics.
-Quantities that must not be negative are the reader's own `NonNegative` rules (sources/row_checks.py),
+Quantities that must not be negative are the reader's own `NonNegative` rules (sources/common/row_checks.py),
 so a line the reader accepts is a line the suite accepts.
 
 Every rule has a severity (docs/data-quality.md): an `error` is what cannot be represented faithfully
@@ -31,9 +31,9 @@ import polars as pl
 from pipelines.lib.operations.test_hooks import pause_if_requested
 from pipelines.lib.quality.currencies import ISO_4217_CURRENCIES
 from pipelines.lib.warehouse.warehouse import RawTable, ReferenceTable, quote_identifier
-from sources.delivery import DeliveryWarning
-from sources.errors import RejectedInput
-from sources.row_checks import ERROR, WARNING, Condition, NonNegative
+from sources.common.delivery import DeliveryWarning
+from sources.common.errors import RejectedInput
+from sources.common.row_checks import ERROR, WARNING, Condition, NonNegative
 
 if TYPE_CHECKING:
     import pandas as pd

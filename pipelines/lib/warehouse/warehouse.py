@@ -25,7 +25,7 @@ import polars as pl
 
 from pipelines.lib.operations.test_hooks import pause_if_requested
 from pipelines.lib.settings import duckdb_memory_limit
-from sources.focus.columns import DECIMAL_PRECISION, DECIMAL_SCALE
+from sources.common.types import DECIMAL_PRECISION, DECIMAL_SCALE
 
 MONEY_SQL_TYPE = f"DECIMAL({DECIMAL_PRECISION}, {DECIMAL_SCALE})"
 

@@ -27,7 +27,7 @@ import duckdb
 import polars as pl
 import requests
 
-from sources.http import FetchError, HttpClient, base_url
+from sources.common.http import FetchError, HttpClient, base_url
 from sources.prices.aws import ACCELERATOR_FAMILY, PROVIDER
 from sources.prices.offers import OFFER_SCHEMA, LayoutChanged, Payload, PayloadStore, PriceFeed, check_offers
 

@@ -14,7 +14,7 @@ from decimal import Decimal, InvalidOperation
 
 import polars as pl
 
-from sources.http import HttpClient, base_url
+from sources.common.http import HttpClient, base_url
 from sources.prices.aws import PROVIDER, is_accelerator_type, json_document
 from sources.prices.offers import LayoutChanged, Payload, PayloadStore, PriceFeed, offers_frame
 

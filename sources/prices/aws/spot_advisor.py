@@ -14,7 +14,8 @@ from decimal import Decimal
 
 import polars as pl
 
-from sources.http import HttpClient, base_url
+from sources.common.http import HttpClient, base_url
+from sources.common.types import TIMESTAMP
 from sources.prices.aws import PROVIDER, is_accelerator_type, json_document
 from sources.prices.offers import MONEY, LayoutChanged, Payload, PayloadStore, PriceFeed
 
@@ -23,7 +24,7 @@ DEFAULT_BASE_URL = "https://spot-bid-advisor.s3.amazonaws.com"
 PATH = "/spot-advisor-data.json"
 
 ADVISOR_SCHEMA: dict[str, pl.DataType] = {
-    "observed_at": pl.Datetime("us"),
+    "observed_at": TIMESTAMP,
     "region": pl.String,
     "os": pl.String,
     "instance_type": pl.String,

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from sources.delivery import DATA_SUFFIXES, is_manifest
+from sources.common.delivery import DATA_SUFFIXES, is_manifest
 
 FOCUS = "focus"
 AWS_CUR = "aws_cur"

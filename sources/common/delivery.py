@@ -15,12 +15,16 @@ from urllib.parse import unquote, urlparse
 
 import polars as pl
 
-from sources.errors import RejectedInput
+from sources.common.errors import RejectedInput
 
 DATA_SUFFIXES = (".csv", ".csv.gz", ".gz", ".parquet", ".json", ".jsonl", ".ndjson")
 MANIFEST_SUFFIXES = ("manifest.json",)
 _CLOUD_SCHEMES = {"s3", "gs", "http", "https", "abfs", "abfss", "wasbs"}
 _WINDOWS_DRIVE = re.compile(r"^[A-Za-z]:[\\/]")
+
+
+LINEAGE_SCHEMA: dict[str, pl.DataType] = {"_source_file": pl.String(), "_source_row": pl.Int64()}
+"""The last columns of every connector's frame: the file a row came from (its display name) and its row there."""
 
 
 @dataclass(frozen=True)

@@ -13,21 +13,25 @@ connector returns (which carries `_source_file` and `_source_row` for the messag
   polars expression here and as a pandas query there, so reader and suite cannot disagree);
 - the connector's line item key, where the format has one, is unique within the delivery (the
   same line twice would count its cost twice).
+
+A format's own per-row rules (a required value present, an end not before its start, a code from
+its list) are `Check`s in `RowRules.values`, applied by `check_values` to each file as it is read,
+so every connector reports them the same way; `Wording` keeps each format's message as it was.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from decimal import Decimal
 from typing import Protocol
 
 import polars as pl
 
-from sources.delivery import DeliveryWarning
-from sources.errors import RejectedInput
+from sources.common.delivery import DeliveryWarning
+from sources.common.errors import RejectedInput
+from sources.common.rejects import plain
 
 ERROR = "error"
 WARNING = "warning"
@@ -122,10 +126,58 @@ class NonNegative:
 
 
 @dataclass(frozen=True)
+class Check:
+    """A per-row rule of one format: the rows `failed` selects break it, and `reason` says how."""
+
+    column: str
+    failed: pl.Expr
+    reason: str
+
+
+def required(column: str, reason: str = "must not be empty") -> Check:
+    return Check(column, pl.col(column).is_null(), reason)
+
+
+def ordered(end: str, start: str, reason: str, *, exclusive: bool = False) -> Check:
+    """`end` not before `start`; with `exclusive` (an end that is the first instant after) strictly after it."""
+    return Check(end, pl.col(end) <= pl.col(start) if exclusive else pl.col(end) < pl.col(start), reason)
+
+
+@dataclass(frozen=True)
+class Wording:
+    """How a format's `Check` messages read: `named` starts with the column, `found` quotes the bad value."""
+
+    named: bool = True
+    found: Callable[[object], str] | None = repr
+
+
+@dataclass(frozen=True)
 class RowRules:
     non_negative: Sequence[NonNegative] = ()
     line_item_key: tuple[str, ...] = ()
     """Columns that identify a line within one delivery; empty where the format has no such key."""
+    values: Sequence[Check] = ()
+    """The format's own rules, checked in order; the first one broken rejects."""
+    wording: Wording = Wording()
+
+
+def check_values(frame: pl.DataFrame, rules: RowRules, *, headers: Mapping[str, str] | None = None) -> None:
+    """Raise RejectedInput at the first row breaking one of `rules.values`, rule by rule.
+
+    `headers` maps a column to the header the file spells it with, for the message's column.
+    """
+    wording = rules.wording
+    for check in rules.values:
+        _reject_where(
+            frame,
+            check.column,
+            check.failed,
+            lambda value, check=check: (
+                (f"{check.column} {check.reason}" if wording.named else check.reason)
+                + ("" if value is None or wording.found is None else f" (found {wording.found(value)})")
+            ),
+            named=(headers or {}).get(check.column, check.column),
+        )
 
 
 def check_rows(frame: pl.DataFrame, rules: RowRules = RowRules()) -> None:
@@ -149,7 +201,7 @@ def check_rows(frame: pl.DataFrame, rules: RowRules = RowRules()) -> None:
                 column,
                 (value < EARLIEST) | (value >= LATEST),
                 lambda found, column=column: (
-                    f"{column} {_plain(found)} is outside the plausible range {EARLIEST.year}–{LATEST.year - 1}"
+                    f"{column} {plain(found)} is outside the plausible range {EARLIEST.year}–{LATEST.year - 1}"
                 ),
             )
     for rule in rules.non_negative:
@@ -164,7 +216,7 @@ def check_rows(frame: pl.DataFrame, rules: RowRules = RowRules()) -> None:
             negative,
             lambda found, rule=rule: (
                 f"{rule.column} must not be negative{' ' + rule.applies_to if rule.applies_to else ''}"
-                f" (found {_plain(found)})"
+                f" (found {plain(found)})"
             ),
         )
     if rules.line_item_key:
@@ -173,7 +225,7 @@ def check_rows(frame: pl.DataFrame, rules: RowRules = RowRules()) -> None:
         mask = frame.select(repeated.fill_null(False)).to_series()
         if mask.any():
             values = frame.row(int(mask.arg_true()[0]), named=True)
-            shown = ", ".join(f"{column} {_plain(values[column])!r}" for column in key)
+            shown = ", ".join(f"{column} {plain(values[column])!r}" for column in key)
             _reject_where(
                 frame,
                 key[-1] if len(key) > 1 else key[0],
@@ -182,19 +234,10 @@ def check_rows(frame: pl.DataFrame, rules: RowRules = RowRules()) -> None:
                     f"the line with {shown} appears on an earlier line of this delivery too (a line delivered twice)"
                 ),
             )
+    check_values(frame, rules)
 
 
-def _plain(value: object) -> str:
-    """`-5` rather than `-5.000000000000`, `2999-09-01T00:00:00Z` rather than a datetime repr."""
-    if isinstance(value, Decimal):
-        text = format(value, "f")
-        return text.rstrip("0").rstrip(".") if "." in text else text
-    if isinstance(value, datetime):
-        return value.isoformat() + "Z"
-    return str(value)
-
-
-def _reject_where(frame: pl.DataFrame, column: str, failed: pl.Expr, describe) -> None:
+def _reject_where(frame: pl.DataFrame, column: str, failed: pl.Expr, describe, *, named: str | None = None) -> None:
     mask = frame.select(failed.fill_null(False)).to_series()
     if not mask.any():
         return
@@ -206,7 +249,7 @@ def _reject_where(frame: pl.DataFrame, column: str, failed: pl.Expr, describe) -
         str(frame["_source_file"][index]),
         describe(value) + more,
         row=int(frame["_source_row"][index]),
-        column=column,
+        column=named or column,
     )
 
 

@@ -1,0 +1,102 @@
+"""Typing text or Parquet columns by `Kind`, and rejecting the first value that does not parse.
+
+Money never goes through a binary float: a Parquet double becomes the decimal it prints as (0.1
+stays 0.1), text is parsed straight to DECIMAL(38, 12). Timestamps become naive UTC.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from sources.common.rejects import reject_first, shorten
+from sources.common.types import DATETIME_FORMATS, DECIMAL, DECIMAL_SCALE, TIMESTAMP, Kind
+
+
+def as_text(raw: pl.DataFrame, column: str) -> pl.Expr:
+    """Any column as text; nested Parquet values (structs, lists, maps) as JSON."""
+    dtype = raw.schema[column]
+    if dtype.is_nested():
+        # The encoded wrapper minus its own key: a JSON path match would parse every value back (5x slower).
+        encoded = pl.struct(pl.col(column).alias("v")).struct.json_encode()
+        value = encoded.str.strip_prefix('{"v":').str.strip_suffix("}")
+        return pl.when(pl.col(column).is_null()).then(None).otherwise(value).alias(column)
+    return pl.col(column).cast(pl.String)
+
+
+def trimmed_text(raw: pl.DataFrame, column: str) -> pl.Expr:
+    """Any column as text, surrounding spaces dropped and blanks as null; nested Parquet values as JSON."""
+    dtype = raw.schema[column]
+    if dtype.is_nested():
+        text = pl.struct(pl.col(column).alias("v")).struct.json_encode().str.json_path_match("$.v")
+    else:
+        text = pl.col(column).cast(pl.String).str.strip_chars()
+    return pl.when(text == "").then(None).otherwise(text).alias(column)
+
+
+def utc_timestamp(raw: pl.DataFrame, column: str) -> pl.Expr | None:
+    """A Parquet datetime or date column as naive UTC; None when the column is text to be parsed."""
+    dtype = raw.schema[column]
+    source = pl.col(column)
+    if isinstance(dtype, pl.Datetime):
+        if dtype.time_zone is not None:
+            source = source.dt.convert_time_zone("UTC").dt.replace_time_zone(None)
+        return source.cast(TIMESTAMP).alias(column)
+    if dtype == pl.Date:
+        return source.cast(TIMESTAMP).alias(column)
+    return None
+
+
+def parse_timestamp(text: pl.Expr, formats: tuple[str, ...] = DATETIME_FORMATS) -> pl.Expr:
+    """Text in the first of `formats` it matches, read as UTC and stored naive."""
+    parsed = [text.str.to_datetime(fmt, strict=False, time_zone="UTC", time_unit="us") for fmt in formats]
+    return pl.coalesce(parsed).dt.replace_time_zone(None)
+
+
+def typed_column(raw: pl.DataFrame, column: str, kind: Kind) -> pl.Expr:
+    """One column of a file read by `read_raw` as `kind`; a value that does not parse becomes null."""
+    dtype = raw.schema[column]
+    source = pl.col(column)
+    if kind is Kind.DECIMAL:
+        if dtype.is_float():
+            # Through the shortest decimal text of the double: 0.1 stays 0.1, not 0.1000000000000000055.
+            return source.cast(pl.String).str.to_decimal(scale=DECIMAL_SCALE).cast(DECIMAL).alias(column)
+        if dtype == pl.String:
+            return source.str.strip_chars().cast(DECIMAL, strict=False).alias(column)
+        return source.cast(DECIMAL, strict=False).alias(column)
+    if kind is Kind.DATETIME:
+        stored = utc_timestamp(raw, column)
+        if stored is not None:
+            return stored
+        return parse_timestamp(source.cast(pl.String).str.strip_chars()).alias(column)
+    text = as_text(raw, column)
+    # An empty string is no value (Oracle's rows in FOCUS-Sample-Data write `""`).
+    return pl.when(text.str.strip_chars() == "").then(None).otherwise(text).alias(column)
+
+
+def not_json_object(value: pl.Series) -> pl.Series:
+    """True where a present value is not a JSON object."""
+    text = value.str.strip_chars()
+    return value.is_not_null() & (text.str.json_path_match("$").is_null() | ~text.str.starts_with("{"))
+
+
+def report_unparsed(
+    typed: pl.DataFrame,
+    column: str,
+    kind: Kind,
+    name: str,
+    *,
+    present: pl.Series,
+    expected: str,
+    quoted: pl.Series | None = None,
+) -> None:
+    """Reject the file at the first value `present` in the file that did not parse as `kind`.
+
+    `present` is the column as the file has it (the reader decides whether blanks count as present);
+    the message quotes its value, or `quoted`'s where the reader shows the value untrimmed.
+    """
+    if kind is Kind.STRING:
+        return
+    is_json = kind is Kind.JSON
+    failed = not_json_object(typed[column]) if is_json else present.is_not_null() & typed[column].is_null()
+    values = present if quoted is None else quoted
+    reject_first(failed, values, name, column, lambda value: f"{shorten(value)!r} is not {expected}")

@@ -33,6 +33,8 @@ from datetime import UTC, date, datetime, timedelta
 from importlib.metadata import version
 from pathlib import Path
 
+import psutil
+
 from pipelines.lib.ingest.landing import register
 from pipelines.lib.settings import DBT_PROJECT_DIR, PROJECT_ROOT, FinopsHome
 from sources.synthetic import scale

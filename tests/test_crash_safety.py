@@ -95,7 +95,7 @@ def start_paused_load(home: FinopsHome, marker: Path) -> subprocess.Popen:
 def start_paused(
     command: list[str], phase: str, marker: Path, env: Mapping[str, str], *, within: float = 180
 ) -> subprocess.Popen:
-    """Start `command` held at `phase` by the test hook (pipelines/lib/operations/test_hooks.py); returns once it is there.
+    """Start `command` held at `phase` by the test hook; returns once it is there.
 
     The hook is pipelines/lib/operations/test_hooks.py. `within` seconds bound the wait: a run wedged by an
     earlier crash (a slot never freed) fails here.

@@ -15,8 +15,8 @@ from pathlib import Path
 import yaml
 
 from pipelines.lib.settings import DBT_PROJECT_DIR
-from tests.dbt_helpers import dbt_on_empty_warehouse
-from tests.test_finance_marts import FINANCE_MARTS, FINANCE_UNIT_TESTS
+from tests.dbt.test_finance_marts import FINANCE_MARTS, FINANCE_UNIT_TESTS
+from tests.support.dbt_helpers import dbt_on_empty_warehouse
 
 
 def unit_tests_in_yaml() -> set[str]:

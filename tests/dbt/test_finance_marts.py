@@ -2,7 +2,7 @@
 
 The formulas are checked by dbt unit tests (models/marts/finance/_finance__unit_tests.yml and
 models/intermediate/finance/_finance__unit_tests.yml) against hand-computed cases, the reference cases of the
-gpu-metrics reference included; tests/test_dbt_unit_tests.py runs them with every other unit test. The Python
+gpu-metrics reference included; tests/dbt/test_dbt_unit_tests.py runs them with every other unit test. The Python
 estimate behind `gpu-finops estimate training` is checked by hand and against the dbt unit test's own case, so
 both agree.
 """

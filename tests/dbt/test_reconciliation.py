@@ -23,8 +23,8 @@ from pipelines.lib.landing import register
 from pipelines.lib.raw_schema import ensure_raw_tables
 from pipelines.lib.settings import DBT_PROJECT_DIR, FinopsHome
 from pipelines.lib.warehouse import connect
-from tests.focus_fixtures import focus_rows, write_csv
-from tests.warehouse_helpers import query
+from tests.support.focus_fixtures import focus_rows, write_csv
+from tests.support.warehouse_helpers import query
 
 DBT = str(Path(sys.executable).parent / "dbt")
 SEP = datetime(2026, 9, 1)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.dbt_helpers import dbt_on_empty_warehouse
+from tests.support.dbt_helpers import dbt_on_empty_warehouse
 
 UNIT_TESTS = (
     # g1: 0.5 for 30 minutes then 1.0 for 30 minutes averages 0.75; g2: 10 minutes of samples cover 1/6 of the

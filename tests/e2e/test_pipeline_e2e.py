@@ -20,13 +20,14 @@ from pipelines.lib.focus_validator import validate_focus_file
 from sources.synthetic.demo_common import group_of
 from sources.synthetic.demo_organisation import write_demo_organisation
 from sources.synthetic.demo_telemetry import write_demo_telemetry
-from tests.browser import open_page
-from tests.focus_fixtures import BASE_ROW, focus_rows, write_csv
-from tests.warehouse_helpers import query as warehouse_query
-from tests.warehouse_helpers import table_fingerprint
+from tests.support import FIXTURES_ROOT
+from tests.support.browser import open_page
+from tests.support.focus_fixtures import BASE_ROW, focus_rows, write_csv
+from tests.support.warehouse_helpers import query as warehouse_query
+from tests.support.warehouse_helpers import table_fingerprint
 
 pytestmark = pytest.mark.e2e
-FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURES = FIXTURES_ROOT
 
 AWS_ROWS = focus_rows(
     {  # 10 hours of one 8×H100 spot instance: 80 GPU-hours

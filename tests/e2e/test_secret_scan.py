@@ -23,11 +23,12 @@ from pipelines.lib.price_feeds import PRICE_FEEDS
 from pipelines.lib.settings import PROJECT_ROOT
 from pipelines.lib.warehouse import connect, quote_identifier
 from sources.prices import ecb, lambda_cloud
-from tests.focus_fixtures import focus_rows, write_csv
-from tests.local_http import Reply, local_server
+from tests.support import FIXTURES_ROOT
+from tests.support.focus_fixtures import focus_rows, write_csv
+from tests.support.local_http import Reply, local_server
 
 SECRET = "sk-planted-7f3e9c1b2a4d6e8f0a1b3c5d7e9f1a2b"
-ECB_XML = (Path(__file__).parent / "fixtures" / "prices" / "ecb" / "eurofxref-hist-90d.xml").read_bytes()
+ECB_XML = (FIXTURES_ROOT / "prices" / "ecb" / "eurofxref-hist-90d.xml").read_bytes()
 LAMBDA_JSON = PROJECT_ROOT / "sources" / "prices" / "snapshots" / "lambda" / "2026-10-31" / "instance-types.json"
 INGEST = """
 import dagster as dg

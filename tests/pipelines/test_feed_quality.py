@@ -52,8 +52,8 @@ from sources.oci import cost_report
 from sources.row_checks import check_rows
 from sources.synthetic.demo_telemetry import write_demo_telemetry
 from sources.telemetry import prometheus, samples
-from tests.home_helpers import isolated_home
-from tests.warehouse_helpers import query
+from tests.support.home_helpers import isolated_home
+from tests.support.warehouse_helpers import query
 
 log = logging.getLogger(__name__)
 SUBJECTS = {subject.source: subject for subject in QUALITY_SUBJECTS}

@@ -24,7 +24,8 @@ from pipelines.cli import main
 from pipelines.lib.focus_export import export_focus
 from pipelines.lib.focus_validator import ACCEPTED_GAPS, KNOWN_RULE_DEFECTS, SUPPORTED_CRITERIA, validate_focus_file
 from sources.synthetic.focus_samples import EXPECTED_TOTALS_FILE, write_focus_samples
-from tests.focus_fixtures import focus_rows, write_csv
+from tests.support import FIXTURES_ROOT
+from tests.support.focus_fixtures import focus_rows, write_csv
 
 HYPERLINK = '=HYPERLINK("http://x")'
 
@@ -58,7 +59,7 @@ HOSTILE_ROWS = focus_rows(
     },
 )
 HOSTILE_FILE = "hostile-tags.csv"
-OCI_SAMPLE = Path(__file__).parent / "fixtures" / "focus-converters" / "oci_cost_report_sample.csv"
+OCI_SAMPLE = FIXTURES_ROOT / "focus-converters" / "oci_cost_report_sample.csv"
 
 # Rules behind the export's requirements, which must have been evaluated and passed: without
 # applicability criteria...

@@ -28,9 +28,9 @@ from pipelines.lib.quality import build_expectations, loads_to_check
 from pipelines.lib.report import write_report
 from pipelines.lib.settings import FinopsHome
 from pipelines.lib.warehouse import connect, load_delivery
-from tests.focus_fixtures import focus_rows, write_csv
-from tests.home_helpers import isolated_home
-from tests.warehouse_helpers import query, table_fingerprint
+from tests.support.focus_fixtures import focus_rows, write_csv
+from tests.support.home_helpers import isolated_home
+from tests.support.warehouse_helpers import query, table_fingerprint
 
 FOCUS_SUBJECT = next(subject for subject in QUALITY_SUBJECTS if subject.source == "focus")
 

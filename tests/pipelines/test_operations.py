@@ -23,8 +23,8 @@ from pipelines.lib.landing import register
 from pipelines.lib.operations import restatement_window
 from pipelines.lib.settings import FinopsHome
 from pipelines.lib.warehouse import connect
-from tests.focus_fixtures import focus_rows, write_csv
-from tests.warehouse_helpers import query
+from tests.support.focus_fixtures import focus_rows, write_csv
+from tests.support.warehouse_helpers import query
 
 
 @pytest.mark.parametrize(

@@ -1,7 +1,7 @@
 """`gpu-finops report` without a dbt build: a warehouse whose marts do not exist yet, and marts written by hand.
 
 The demo's report (every chart, its numbers against the generator's totals) is checked in a real browser in
-tests/test_pipeline_e2e.py, which already has a demo warehouse.
+tests/e2e/test_pipeline_e2e.py, which already has a demo warehouse.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import pytest
 from pipelines.cli import main
 from pipelines.lib.report import write_report
 from pipelines.lib.warehouse import connect
-from tests.browser import open_page
+from tests.support.browser import open_page
 
 HOSTILE_PROVIDER = "</script><script>alert('provider')</script>"
 HOSTILE_MODEL = "<img src=x onerror=alert('model')>&amp;"

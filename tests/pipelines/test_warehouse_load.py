@@ -13,8 +13,8 @@ from pipelines.lib.ingest import ingest_landing_zone
 from pipelines.lib.landing import register
 from pipelines.lib.settings import FinopsHome
 from pipelines.lib.warehouse import audit_mismatches, connect
-from tests.focus_fixtures import focus_rows, write_csv
-from tests.warehouse_helpers import query, table_fingerprint
+from tests.support.focus_fixtures import focus_rows, write_csv
+from tests.support.warehouse_helpers import query, table_fingerprint
 
 SEP = {"BillingPeriodStart": "2026-09-01T00:00:00Z", "BillingPeriodEnd": "2026-10-01T00:00:00Z"}
 OCT = {

@@ -36,10 +36,11 @@ from pipelines.lib.price_feeds import PRICE_FEEDS
 from pipelines.lib.settings import FinopsHome
 from pipelines.lib.warehouse import connect
 from sources.prices.offers import LayoutChanged, PayloadStore, PriceFeed
-from tests.focus_fixtures import csv_bytes, focus_rows
-from tests.warehouse_helpers import query, table_fingerprint
+from tests.support import FIXTURES_ROOT
+from tests.support.focus_fixtures import csv_bytes, focus_rows
+from tests.support.warehouse_helpers import query, table_fingerprint
 
-FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURES = FIXTURES_ROOT
 TEN_MB = 10 * 1024 * 1024
 log = logging.getLogger("test_bad_input")
 

@@ -10,8 +10,9 @@ import pytest
 from sources.errors import RejectedInput
 from sources.telemetry.nvidia_smi import read_nvidia_smi_log
 from sources.telemetry.prometheus import PrometheusError, parse_query_range
+from tests.support import FIXTURES_ROOT
 
-FIXTURES = Path(__file__).parent / "fixtures" / "telemetry"
+FIXTURES = FIXTURES_ROOT / "telemetry"
 GOOD_LOG = (FIXTURES / "nvidia-smi-node-a.csv").read_bytes()
 GOOD_RANGE = (FIXTURES / "query_range_sm_active.json").read_bytes()
 HEADER, FIRST, *REST = GOOD_LOG.decode().splitlines(keepends=True)

@@ -32,9 +32,9 @@ from pipelines.lib.recovery import CLI_HOST_TAG, CLI_PID_TAG, DBT_PID_TAG, proce
 from pipelines.lib.settings import DUCKDB_WRITER_POOL, PROJECT_ROOT, FinopsHome
 from pipelines.lib.test_hooks import PAUSE_AT_ENV, pause_env
 from pipelines.lib.warehouse import WarehouseBusy, connect
-from tests.focus_fixtures import focus_rows, write_csv
-from tests.home_helpers import isolated_home
-from tests.warehouse_helpers import query, table_fingerprint, warehouse_contents
+from tests.support.focus_fixtures import focus_rows, write_csv
+from tests.support.home_helpers import isolated_home
+from tests.support.warehouse_helpers import query, table_fingerprint, warehouse_contents
 
 SEP = {"BillingPeriodStart": "2026-09-01T00:00:00Z", "BillingPeriodEnd": "2026-10-01T00:00:00Z"}
 OCT = {

@@ -16,10 +16,11 @@ from pathlib import Path
 from pipelines.lib.price_feeds import PRICE_FEEDS
 from pipelines.lib.settings import PROJECT_ROOT
 from sources.prices import ecb, lambda_cloud
-from tests.local_http import Reply, local_server
-from tests.warehouse_helpers import query
+from tests.support import FIXTURES_ROOT
+from tests.support.local_http import Reply, local_server
+from tests.support.warehouse_helpers import query
 
-ECB_XML = (Path(__file__).parent / "fixtures" / "prices" / "ecb" / "eurofxref-hist-90d.xml").read_bytes()
+ECB_XML = (FIXTURES_ROOT / "prices" / "ecb" / "eurofxref-hist-90d.xml").read_bytes()
 LAMBDA_JSON = PROJECT_ROOT / "sources" / "prices" / "snapshots" / "lambda" / "2026-10-31" / "instance-types.json"
 ANSWERING = {"lambda"}
 WITHOUT_KEY_SKIPPED = {feed.name for feed in PRICE_FEEDS if feed.credential_env and feed.name not in ANSWERING}

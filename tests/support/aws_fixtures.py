@@ -26,7 +26,9 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-FIXTURES = Path(__file__).parent / "fixtures" / "aws"
+from tests.support import FIXTURES_ROOT
+
+FIXTURES = FIXTURES_ROOT / "aws"
 
 PAYER = "111122223333"
 LINKED = "444455556666"

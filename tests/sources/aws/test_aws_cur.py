@@ -27,8 +27,8 @@ from sources.aws.columns import athena_name
 from sources.delivery import Delivery
 from sources.detect import detect_source
 from sources.errors import RejectedInput
-from tests import aws_fixtures
-from tests.warehouse_helpers import query, table_fingerprint
+from tests.support import aws_fixtures
+from tests.support.warehouse_helpers import query, table_fingerprint
 
 FIXTURES = aws_fixtures.FIXTURES
 SAMPLE = FIXTURES / "focus-converters" / "aws_legacy_cur_sample.csv"

@@ -24,7 +24,7 @@ from sources.delivery import Delivery
 from sources.detect import detect_source
 from sources.focus import parse_focus_delivery
 from sources.focus.columns import FOCUS_1_3_ONLY, FOCUS_COLUMNS, Kind
-from tests.warehouse_helpers import query as warehouse_query
+from tests.support.warehouse_helpers import query as warehouse_query
 
 EXPORT = "gpu-focus"
 BUCKET_PREFIX = f"s3://finops-billing-111122223333/exports/{EXPORT}"

@@ -30,9 +30,10 @@ from sources.azure import parse_actual_cost_delivery, parse_amortized_cost_deliv
 from sources.delivery import Delivery
 from sources.detect import detect_source
 from sources.errors import RejectedInput
-from tests.warehouse_helpers import query, table_fingerprint
+from tests.support import FIXTURES_ROOT
+from tests.support.warehouse_helpers import query, table_fingerprint
 
-FIXTURES = Path(__file__).parent / "fixtures" / "azure"
+FIXTURES = FIXTURES_ROOT / "azure"
 EA_RUN = next((FIXTURES / "ea-actual-run").rglob("manifest.json")).parent
 EA_AMORTIZED = FIXTURES / "ea_amortizedcost_2026-09.csv"
 MCA_ACTUAL = FIXTURES / "mca_actualcost_2026-10.csv"

@@ -15,9 +15,10 @@ import pytest
 
 from sources.errors import RejectedInput
 from sources.focus import read_focus_file
-from tests.focus_fixtures import BASE_ROW, focus_rows, write_csv, write_csv_gz
+from tests.support import FIXTURES_ROOT
+from tests.support.focus_fixtures import BASE_ROW, focus_rows, write_csv, write_csv_gz
 
-SPEC_EXAMPLES = Path(__file__).parent / "fixtures" / "focus-spec-examples"
+SPEC_EXAMPLES = FIXTURES_ROOT / "focus-spec-examples"
 VALID_EXAMPLES = sorted(
     path
     for path in SPEC_EXAMPLES.glob("*.csv")

@@ -38,10 +38,11 @@ from sources.delivery import Delivery
 from sources.detect import detect_source
 from sources.errors import RejectedInput
 from sources.gcp import parse_billing_export_delivery, read_billing_export_file
-from tests.dbt_helpers import dbt_on_empty_warehouse
-from tests.warehouse_helpers import query, table_fingerprint
+from tests.support import FIXTURES_ROOT
+from tests.support.dbt_helpers import dbt_on_empty_warehouse
+from tests.support.warehouse_helpers import query, table_fingerprint
 
-FIXTURE = Path(__file__).parent / "fixtures" / "gcp" / "gcp_billing_export_resource_v1.jsonl"
+FIXTURE = FIXTURES_ROOT / "gcp" / "gcp_billing_export_resource_v1.jsonl"
 LINES = FIXTURE.read_text(encoding="utf-8").splitlines()
 ACCOUNT = "01A2B3-C4D5E6-F7A8B9"
 log = logging.getLogger("test")

@@ -25,9 +25,10 @@ from sources.detect import detect_source
 from sources.errors import RejectedInput
 from sources.gpu_clouds import parse_gpu_cloud_usage
 from sources.onprem import parse_onprem_gpu_assets
-from tests.warehouse_helpers import query, table_fingerprint
+from tests.support import FIXTURES_ROOT
+from tests.support.warehouse_helpers import query, table_fingerprint
 
-FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURES = FIXTURES_ROOT
 USAGE = FIXTURES / "gpu_clouds" / "usage-2026-09"
 INVENTORY = FIXTURES / "onprem" / "inventory.csv"
 log = logging.getLogger("test")

@@ -21,10 +21,11 @@ from sources.delivery import Delivery
 from sources.detect import detect_source
 from sources.errors import RejectedInput
 from sources.oci import output_schema, parse_cost_report_delivery, read_cost_report
-from tests.warehouse_helpers import query as warehouse_query
-from tests.warehouse_helpers import table_fingerprint
+from tests.support import FIXTURES_ROOT
+from tests.support.warehouse_helpers import query as warehouse_query
+from tests.support.warehouse_helpers import table_fingerprint
 
-SAMPLE = Path(__file__).parent / "fixtures" / "focus-converters" / "oci_cost_report_sample.csv"
+SAMPLE = FIXTURES_ROOT / "focus-converters" / "oci_cost_report_sample.csv"
 
 HEADER = [
     "lineItem/referenceNo",

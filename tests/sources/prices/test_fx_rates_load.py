@@ -5,7 +5,6 @@ from __future__ import annotations
 import logging
 from datetime import date, timedelta
 from decimal import Decimal
-from pathlib import Path
 
 import pytest
 
@@ -14,10 +13,11 @@ from pipelines.lib.settings import FinopsHome
 from pipelines.lib.warehouse import connect
 from sources.http import FetchError, HttpClient
 from sources.prices import ecb
-from tests.local_http import Reply, local_server
-from tests.warehouse_helpers import query, table_fingerprint
+from tests.support import FIXTURES_ROOT
+from tests.support.local_http import Reply, local_server
+from tests.support.warehouse_helpers import query, table_fingerprint
 
-FIXTURES = Path(__file__).parent / "fixtures" / "prices" / "ecb"
+FIXTURES = FIXTURES_ROOT / "prices" / "ecb"
 log = logging.getLogger("test")
 
 

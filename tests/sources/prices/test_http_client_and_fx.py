@@ -5,15 +5,15 @@ from __future__ import annotations
 import logging
 from datetime import date
 from decimal import Decimal
-from pathlib import Path
 
 import pytest
 
 from sources.http import USER_AGENT, FetchError, HttpClient, MissingCredential, credential
 from sources.prices import ecb
-from tests.local_http import Reply, local_server
+from tests.support import FIXTURES_ROOT
+from tests.support.local_http import Reply, local_server
 
-ECB_FIXTURES = Path(__file__).parent / "fixtures" / "prices" / "ecb"
+ECB_FIXTURES = FIXTURES_ROOT / "prices" / "ecb"
 
 
 def _client(**overrides) -> tuple[HttpClient, list[float]]:

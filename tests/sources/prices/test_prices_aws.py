@@ -23,10 +23,11 @@ from pipelines.lib.warehouse import connect
 from sources.http import FetchError, HttpClient
 from sources.prices.aws import price_list, spot, spot_advisor
 from sources.prices.offers import LayoutChanged, Payload
-from tests.local_http import Reply, local_server
-from tests.warehouse_helpers import query, table_fingerprint
+from tests.support import FIXTURES_ROOT
+from tests.support.local_http import Reply, local_server
+from tests.support.warehouse_helpers import query, table_fingerprint
 
-FIXTURES = Path(__file__).parent / "fixtures" / "prices" / "aws"
+FIXTURES = FIXTURES_ROOT / "prices" / "aws"
 PRICE_LIST_PATH = "/offers/v1.0/aws/AmazonEC2/current/{}/index.csv"
 log = logging.getLogger("test")
 DAY_1 = date(2026, 10, 30)

@@ -18,10 +18,11 @@ from pipelines.lib.warehouse import connect
 from sources.http import FetchError, HttpClient
 from sources.prices import azure_retail
 from sources.prices.offers import LayoutChanged, PayloadStore
-from tests.local_http import Reply, local_server
-from tests.warehouse_helpers import query, table_fingerprint
+from tests.support import FIXTURES_ROOT
+from tests.support.local_http import Reply, local_server
+from tests.support.warehouse_helpers import query, table_fingerprint
 
-FIXTURES = Path(__file__).parent / "fixtures" / "prices" / "azure_retail"
+FIXTURES = FIXTURES_ROOT / "prices" / "azure_retail"
 PAGE_1 = (FIXTURES / "eastus-page-1.json").read_bytes()
 PAGE_2 = (FIXTURES / "eastus-page-2.json").read_bytes()
 ROUTE = azure_retail.PATH

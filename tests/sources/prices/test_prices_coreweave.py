@@ -15,10 +15,11 @@ from pipelines.lib.warehouse import connect
 from sources.http import FetchError, HttpClient
 from sources.prices import coreweave
 from sources.prices.offers import LayoutChanged, PayloadStore
-from tests.local_http import Reply, local_server
-from tests.warehouse_helpers import query, table_fingerprint
+from tests.support import FIXTURES_ROOT
+from tests.support.local_http import Reply, local_server
+from tests.support.warehouse_helpers import query, table_fingerprint
 
-PAGE = (Path(__file__).parent / "fixtures" / "prices" / "coreweave" / "pricing.html").read_text()
+PAGE = (FIXTURES_ROOT / "prices" / "coreweave" / "pricing.html").read_text()
 OBSERVED = datetime(2026, 10, 31, 4, 0)
 log = logging.getLogger("test")
 

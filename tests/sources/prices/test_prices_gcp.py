@@ -19,10 +19,11 @@ from pipelines.lib.warehouse import connect
 from sources.http import FetchError, HttpClient, MissingCredential
 from sources.prices import gcp_catalog
 from sources.prices.offers import LayoutChanged, PayloadStore
-from tests.local_http import Reply, local_server
-from tests.warehouse_helpers import query, table_fingerprint
+from tests.support import FIXTURES_ROOT
+from tests.support.local_http import Reply, local_server
+from tests.support.warehouse_helpers import query, table_fingerprint
 
-FIXTURES = Path(__file__).parent / "fixtures" / "prices" / "gcp_catalog"
+FIXTURES = FIXTURES_ROOT / "prices" / "gcp_catalog"
 PAGE_1 = (FIXTURES / "skus-page-1.json").read_bytes()
 PAGE_2 = (FIXTURES / "skus-page-2.json").read_bytes()
 ROUTE = gcp_catalog.PATH

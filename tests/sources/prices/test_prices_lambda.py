@@ -5,7 +5,6 @@ from __future__ import annotations
 import logging
 from datetime import date
 from decimal import Decimal
-from pathlib import Path
 
 import pytest
 
@@ -15,10 +14,11 @@ from pipelines.lib.warehouse import connect
 from sources.http import FetchError, HttpClient, MissingCredential
 from sources.prices import lambda_cloud
 from sources.prices.offers import LayoutChanged
-from tests.local_http import Reply, local_server
-from tests.warehouse_helpers import query, table_fingerprint
+from tests.support import FIXTURES_ROOT
+from tests.support.local_http import Reply, local_server
+from tests.support.warehouse_helpers import query, table_fingerprint
 
-PAYLOAD = (Path(__file__).parent / "fixtures" / "prices" / "lambda" / "instance-types.json").read_bytes()
+PAYLOAD = (FIXTURES_ROOT / "prices" / "lambda" / "instance-types.json").read_bytes()
 ROUTE = "/api/v1/instance-types"
 KEY = "secret_lambda_key_7f3a"
 TODAY = date(2026, 11, 29)

@@ -16,10 +16,11 @@ from pipelines.lib.warehouse import connect
 from sources.http import FetchError, HttpClient
 from sources.prices import oci
 from sources.prices.offers import LayoutChanged, PayloadStore
-from tests.local_http import Reply, local_server
-from tests.warehouse_helpers import query, table_fingerprint
+from tests.support import FIXTURES_ROOT
+from tests.support.local_http import Reply, local_server
+from tests.support.warehouse_helpers import query, table_fingerprint
 
-FIXTURES = Path(__file__).parent / "fixtures" / "prices" / "oci"
+FIXTURES = FIXTURES_ROOT / "prices" / "oci"
 SHAPES = (FIXTURES / "shapes.json").read_bytes()
 PRODUCTS = [(FIXTURES / f"products-00{page}.json").read_bytes() for page in (1, 2)]
 OBSERVED = datetime(2026, 10, 31, 4, 0)

@@ -16,10 +16,11 @@ from pipelines.lib.warehouse import connect
 from sources.http import FetchError, HttpClient
 from sources.prices import runpod
 from sources.prices.offers import LayoutChanged, PayloadStore
-from tests.local_http import Reply, local_server
-from tests.warehouse_helpers import query, table_fingerprint
+from tests.support import FIXTURES_ROOT
+from tests.support.local_http import Reply, local_server
+from tests.support.warehouse_helpers import query, table_fingerprint
 
-FIXTURES = Path(__file__).parent / "fixtures" / "prices" / "runpod"
+FIXTURES = FIXTURES_ROOT / "prices" / "runpod"
 SECURE = (FIXTURES / "gpu-types-secure.json").read_bytes()
 COMMUNITY = (FIXTURES / "gpu-types-community.json").read_bytes()
 OBSERVED = datetime(2026, 10, 31, 4, 0)

@@ -16,10 +16,11 @@ from pipelines.lib.warehouse import connect
 from sources.http import FetchError, HttpClient
 from sources.prices import vast
 from sources.prices.offers import LayoutChanged, PayloadStore
-from tests.local_http import Reply, local_server
-from tests.warehouse_helpers import query, table_fingerprint
+from tests.support import FIXTURES_ROOT
+from tests.support.local_http import Reply, local_server
+from tests.support.warehouse_helpers import query, table_fingerprint
 
-FIXTURES = Path(__file__).parent / "fixtures" / "prices" / "vast"
+FIXTURES = FIXTURES_ROOT / "prices" / "vast"
 PAGES = [
     (FIXTURES / name).read_bytes()
     for name in (

@@ -23,8 +23,9 @@ from pipelines.lib.warehouse import connect
 from sources.errors import RejectedInput
 from sources.telemetry.host_map import read_host_map
 from sources.telemetry.nvidia_smi import host_of, read_nvidia_smi_log
+from tests.support import FIXTURES_ROOT
 
-FIXTURE = Path(__file__).parent / "fixtures" / "telemetry" / "nvidia-smi-node-a.csv"
+FIXTURE = FIXTURES_ROOT / "telemetry" / "nvidia-smi-node-a.csv"
 GPU1 = "GPU-aaaa0000-0000-0000-0000-000000000001"
 GPU2 = "GPU-aaaa0000-0000-0000-0000-000000000002"
 HEADER = "timestamp, name, uuid, utilization.gpu [%], memory.used [MiB], power.draw [W]\n"

@@ -1,4 +1,4 @@
-"""The Prometheus query_range client over real HTTP (tests/local_http.py), its parser, and the daily load."""
+"""The Prometheus query_range client over real HTTP (tests/support/local_http.py), its parser, and the daily load."""
 
 from __future__ import annotations
 
@@ -26,9 +26,10 @@ from sources.http import HttpClient
 from sources.telemetry import prometheus
 from sources.telemetry.prometheus import PrometheusClient, PrometheusError, split_windows
 from sources.telemetry.samples import SAMPLE_SCHEMA
-from tests.local_http import Reply, local_server
+from tests.support import FIXTURES_ROOT
+from tests.support.local_http import Reply, local_server
 
-FIXTURES = Path(__file__).parent / "fixtures" / "telemetry"
+FIXTURES = FIXTURES_ROOT / "telemetry"
 MATRIX = (FIXTURES / "query_range_sm_active.json").read_bytes()
 EMPTY = (FIXTURES / "query_range_empty.json").read_bytes()
 TOO_MANY_POINTS = (FIXTURES / "query_range_too_many_points.json").read_bytes()

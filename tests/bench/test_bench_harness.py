@@ -13,11 +13,14 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from bench.price_list import SNAPSHOT
 from bench.run import RESULTS_BEGIN, RESULTS_END, TreeMemory, write_doc
 from pipelines.lib.settings import PROJECT_ROOT
 
 
+@pytest.mark.slow
 def test_smoke_run_measures_every_phase_and_reports(tmp_path: Path):
     report_path = tmp_path / "bench.json"
     command = [sys.executable, "-m", "bench.run", "--smoke", "--work", str(tmp_path / "work")]

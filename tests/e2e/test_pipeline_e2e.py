@@ -26,7 +26,7 @@ from tests.support.focus_fixtures import BASE_ROW, focus_rows, write_csv
 from tests.support.warehouse_helpers import query as warehouse_query
 from tests.support.warehouse_helpers import table_fingerprint
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 FIXTURES = FIXTURES_ROOT
 
 AWS_ROWS = focus_rows(

@@ -279,6 +279,7 @@ with dg.DagsterInstance.get() as instance:
 """
 
 
+@pytest.mark.slow
 def test_every_phase_killed_then_the_next_ingest_finishes_the_work(
     reference: tuple[FinopsHome, float], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ):

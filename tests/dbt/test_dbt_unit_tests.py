@@ -4,37 +4,24 @@ Unit tests check the SQL against hand-computed cases; they are left out of the D
 builds (`--exclude-resource-type unit_test`, as dbt recommends), so this build is where they run. dbt needs
 the parents' tables to exist to type a unit test's inputs, hence the models are built too (without their
 data tests, which the end-to-end tests run on real data). Enforced contracts are checked as each mart is
-created.
+created. The build is the session's `dbt_unit_test_build` (tests/conftest.py), which other tests read too.
 """
 
 from __future__ import annotations
 
-import re
-from pathlib import Path
+import subprocess
 
-import yaml
-
-from pipelines.lib.settings import DBT_PROJECT_DIR
 from tests.dbt.test_finance_marts import FINANCE_MARTS, FINANCE_UNIT_TESTS
-from tests.support.dbt_helpers import dbt_on_empty_warehouse
+from tests.support.dbt_helpers import passed_unit_tests, unit_tests_in_yaml
 
 
-def unit_tests_in_yaml() -> set[str]:
-    """The unit tests declared in the project's YAML, read here rather than from dbt's manifest."""
-    names = set()
-    for path in (DBT_PROJECT_DIR / "models").rglob("*.yml"):
-        document = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-        names |= {test["name"] for test in document.get("unit_tests", [])}
-    return names
-
-
-def test_every_dbt_unit_test_passes(tmp_path: Path):
+def test_every_dbt_unit_test_passes(dbt_unit_test_build: subprocess.CompletedProcess[str]):
     declared = unit_tests_in_yaml()
     assert declared >= FINANCE_UNIT_TESTS  # the finance reference cases among them
     assert "stg_gcp__billing_export_one_id_per_commitment" in declared
-    result = dbt_on_empty_warehouse(tmp_path, "build", "--exclude", "test_type:data")
+    result = dbt_unit_test_build
     assert result.returncode == 0, result.stdout[-4000:]
-    passed = set(re.findall(r"PASS [a-z0-9_]+::([a-z0-9_]+) ", result.stdout))
+    passed = passed_unit_tests(result.stdout)
     assert passed == declared, sorted(declared ^ passed)
     for mart in FINANCE_MARTS:
         assert f"OK created sql table model marts.{mart} " in result.stdout, mart

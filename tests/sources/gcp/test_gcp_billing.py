@@ -20,6 +20,8 @@ from __future__ import annotations
 import gzip
 import json
 import logging
+import re
+import subprocess
 from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
@@ -39,7 +41,7 @@ from sources.detect import detect_source
 from sources.errors import RejectedInput
 from sources.gcp import parse_billing_export_delivery, read_billing_export_file
 from tests.support import FIXTURES_ROOT
-from tests.support.dbt_helpers import dbt_on_empty_warehouse
+from tests.support.dbt_helpers import passed_unit_tests, unit_tests_in_yaml
 from tests.support.warehouse_helpers import query, table_fingerprint
 
 FIXTURE = FIXTURES_ROOT / "gcp" / "gcp_billing_export_resource_v1.jsonl"
@@ -456,21 +458,14 @@ def test_a_new_delivery_restates_only_the_invoice_months_it_carries(home: Finops
 # --- dbt: the staging model's golden cases ------------------------------------------------------
 
 
-def test_staging_unit_tests_pass(tmp_path: Path):
-    """The YAML unit tests of stg_gcp__billing_export on a real DuckDB: FOCUS rules, commitment amortization,
-    and one CommitmentDiscountId for a commitment's fee and the usage it covered."""
-    result = dbt_on_empty_warehouse(
-        tmp_path,
-        "build",
-        "--select",
-        "gpu_sku_descriptions",
-        "stg_gcp__billing_export",
-        "--exclude",
-        "test_type:data",
-    )
-    assert result.returncode == 0, result.stdout[-3000:]
-    assert "PASS=5" in result.stdout  # the seed, three unit tests, the model
-    assert "stg_gcp__billing_export_one_id_per_commitment" in result.stdout
+def test_staging_unit_tests_pass(dbt_unit_test_build: subprocess.CompletedProcess[str]):
+    """The YAML unit tests of stg_gcp__billing_export on a real DuckDB (the session's one dbt build): FOCUS rules,
+    commitment amortization, and one CommitmentDiscountId for a commitment's fee and the usage it covered."""
+    assert dbt_unit_test_build.returncode == 0, dbt_unit_test_build.stdout[-3000:]
+    declared = unit_tests_in_yaml("stg_gcp__billing_export")
+    assert len(declared) == 3 and "stg_gcp__billing_export_one_id_per_commitment" in declared
+    assert declared <= passed_unit_tests(dbt_unit_test_build.stdout)
+    assert re.search(r"OK created sql \w+ model staging\.stg_gcp__billing_export ", dbt_unit_test_build.stdout)
 
 
 # --- The whole pipeline ----------------------------------------------------------------------------

@@ -243,7 +243,8 @@ def run_to_end(command: list[str], home: FinopsHome, timeout: float = 600) -> tu
 
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory: pytest.TempPathFactory) -> tuple[FinopsHome, float]:
-    """The delivery ingested without interruption, and how long that took."""
+    """The delivery ingested without interruption, and how long that took (a full CLI ingest: only the slow kill
+    tests use it, so `make test` never builds it)."""
     home = FinopsHome(tmp_path_factory.mktemp("reference") / "home").ensure()
     deliver(home)
     _, seconds = run_to_end(ingest_command(home), home)
@@ -353,6 +354,7 @@ def test_every_phase_killed_then_the_next_ingest_finishes_the_work(
         assert instance.event_log_storage.get_concurrency_info(DUCKDB_WRITER_POOL).claimed_slots == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("signum", [signal.SIGKILL, signal.SIGTERM], ids=["SIGKILL", "SIGTERM"])
 def test_a_killed_focus_export_leaves_no_half_file_and_the_next_one_writes_it_whole(
     reference: tuple[FinopsHome, float], tmp_path: Path, signum: int

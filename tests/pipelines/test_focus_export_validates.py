@@ -121,6 +121,7 @@ def export(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 
 
 @pytest.mark.e2e
+@pytest.mark.slow
 @pytest.mark.parametrize("file_name", ["focus_cost_and_usage.parquet", "focus_cost_and_usage.csv"])
 def test_export_passes_the_focus_validator(export: Path, file_name: str):
     report = validate_focus_file(export / file_name)
@@ -130,6 +131,7 @@ def test_export_passes_the_focus_validator(export: Path, file_name: str):
 
 
 @pytest.mark.e2e
+@pytest.mark.slow
 def test_export_passes_the_conditional_column_rules(export: Path):
     report = validate_focus_file(export / "focus_cost_and_usage.parquet", applicability_criteria=SUPPORTED_CRITERIA)
 
@@ -138,6 +140,7 @@ def test_export_passes_the_conditional_column_rules(export: Path):
 
 
 @pytest.mark.e2e
+@pytest.mark.slow
 def test_validator_reports_one_corrupted_value(export: Path, tmp_path: Path):
     table = pq.read_table(export / "focus_cost_and_usage.parquet")
     # One empty-string PricingUnit on a line without PricingQuantity (the first Tax line).
@@ -155,6 +158,7 @@ def test_validator_reports_one_corrupted_value(export: Path, tmp_path: Path):
 
 
 @pytest.mark.e2e
+@pytest.mark.slow
 def test_export_keeps_the_money_and_neutralises_formulas_in_csv(export: Path):
     expected: dict[str, dict[str, Decimal]] = {}
     for entry in json.loads((export.parent / EXPECTED_TOTALS_FILE).read_text())["files"]:

@@ -382,6 +382,7 @@ def test_staging_unit_tests_pass(tmp_path: Path):
 
 
 @pytest.mark.e2e
+@pytest.mark.slow
 def test_cur_deliveries_reach_the_gpu_marts_with_hand_computed_numbers(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ):

@@ -216,6 +216,7 @@ def test_export_is_detected_as_focus_and_only_the_manifests_files_are_read(tmp_p
 
 
 @pytest.mark.e2e
+@pytest.mark.slow
 def test_gpu_hours_from_the_sku_meter_through_the_pipeline(tmp_path: Path, monkeypatch, capsys):
     home = tmp_path / "finops"
     monkeypatch.setenv("FINOPS_HOME", str(home))

@@ -400,6 +400,7 @@ def test_amortized_export_loads_into_its_own_table(home: FinopsHome):
 
 
 @pytest.mark.e2e
+@pytest.mark.slow
 def test_azure_exports_to_gpu_marts_through_the_cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys):
     from pipelines.cli import main
 

@@ -472,6 +472,7 @@ def test_staging_unit_tests_pass(dbt_unit_test_build: subprocess.CompletedProces
 
 
 @pytest.mark.e2e
+@pytest.mark.slow
 def test_ingest_gcp_export_to_gpu_marts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys):
     from pipelines.cli import main
 

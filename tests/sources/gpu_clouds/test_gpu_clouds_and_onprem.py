@@ -312,6 +312,7 @@ def mart(home: Path, sql: str) -> list[tuple]:
 
 
 @pytest.mark.e2e
+@pytest.mark.slow
 def test_gpu_clouds_and_owned_servers_reach_the_marts(home: Path, capsys: pytest.CaptureFixture[str]):
     assert main(["ingest", str(USAGE), str(INVENTORY)]) == 0
     out = capsys.readouterr().out

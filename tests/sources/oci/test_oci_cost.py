@@ -326,6 +326,7 @@ def test_every_file_of_a_delivery_is_read(tmp_path: Path):
 
 
 @pytest.mark.e2e
+@pytest.mark.slow
 def test_sample_and_gpu_fixture_through_the_pipeline(tmp_path: Path, monkeypatch, capsys):
     home = tmp_path / "finops"
     monkeypatch.setenv("FINOPS_HOME", str(home))

@@ -8,9 +8,9 @@ from decimal import Decimal
 
 import pytest
 
-from pipelines.lib.fx_rates import refresh_fx_rates
+from pipelines.lib.prices.fx_rates import refresh_fx_rates
 from pipelines.lib.settings import FinopsHome
-from pipelines.lib.warehouse import connect
+from pipelines.lib.warehouse.warehouse import connect
 from sources.http import FetchError, HttpClient
 from sources.prices import ecb
 from tests.support import FIXTURES_ROOT

@@ -17,7 +17,7 @@ export FOCUS_VALIDATOR_VENV := $(abspath $(FOCUS_VALIDATOR_VENV))
 # The browser tests (report and docs site) drive Debian's chromium through playwright; CI machines may lack it.
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: install demo test lint format ui dev clean chromium bench
+.PHONY: install demo test test-slow test-all test-setup lint format ui dev clean chromium bench
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -40,11 +40,24 @@ demo: install  ## generate sample data, materialize everything, build docs, prin
 chromium:  ## install Debian's chromium for the headless-browser tests when it is missing (needs root)
 	@test -x $(CHROMIUM) || (apt-get update && apt-get install -y --no-install-recommends chromium)
 
-test: install chromium  ## lint, then every test (including dbt builds on fixture data), two workers (one per core)
+# The test tiers (README "Tests"): `make test` is the fast feedback loop and skips the tests marked `slow` (the demo
+# organisation, the kill-at-every-phase chain, the benchmark smoke run); `make test-slow` runs only those; `make
+# test-all` runs every test in one session (what CI runs, so the two workers share the load).
+PYTEST := $(BIN)/pytest -n 2 --dist loadfile --durations=15
+
+test: test-setup  ## lint, then every test but the slow ones (dbt builds on fixture data included), two workers
+	$(PYTEST) -m "not slow"
+
+test-slow: test-setup  ## only the tests marked slow
+	$(PYTEST) -m slow
+
+test-all: test-setup  ## lint, then every test, slow ones included (CI)
+	$(PYTEST)
+
+test-setup: install chromium
 	$(BIN)/ruff check .
-	# Parse the dbt project once up front, so the two test workers never write its manifest at the same time.
-	cd dbt_project && $(BIN)/dbt parse --quiet
-	$(BIN)/pytest -n 2 --dist loadfile --durations=15
+	# Parse the dbt project once up front (dagster-dbt's preparer, under its lock) when a project file changed.
+	$(BIN)/python -c "from pipelines.lib.transform.dbt import ensure_manifest; ensure_manifest()"
 
 # Benchmark (docs/benchmarks.md): DuckDB's own load of N CUR 2.0 line items vs the project's ingest, dbt build and
 # daily incremental run, for 1M and 10M rows. Takes about an hour on 2 cores; e.g. BENCH_ARGS="--rows 1000000".

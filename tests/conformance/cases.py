@@ -14,7 +14,9 @@ from datetime import datetime
 from decimal import ROUND_HALF_EVEN, Decimal
 from pathlib import Path
 
-FIXTURES = Path(__file__).parent.parent / "fixtures"
+from tests.support import FIXTURES_ROOT
+
+FIXTURES = FIXTURES_ROOT
 CONFORMANCE = FIXTURES / "conformance"
 
 AZURE_COMMITMENT_MODELS = {"reservation", "savingsplan"}

@@ -24,13 +24,13 @@ from pipelines.lib.settings import DBT_PROJECT_DIR, FinopsHome
 from pipelines.lib.warehouse.raw_schema import ensure_raw_tables
 from pipelines.lib.warehouse.warehouse import connect
 from tests.conformance.cases import CASE_BY_ID, CASES, Totals, mart_totals, number, pick, rows
-from tests.warehouse_helpers import query
+from tests.support.warehouse_helpers import query
 
 SOURCES = {source.name: source for source in BILLING_SOURCES}
 AMORTIZED_WITH_ACTUAL = {"azure-ea-amortizedcost-2025-04": "azure-ea-actualcost-2025-04"}
 BUILT = tuple(case for case in CASES if case.id != "oci-real-sample")
 """The real OCI sample is left out: the zero-cost fixture is made of its lines, for the same tenancy and month,
-so loading both would restate one with the other (tests/test_oci_cost.py builds the sample on its own)."""
+so loading both would restate one with the other (tests/sources/oci/test_oci_cost.py builds the sample on its own)."""
 
 
 def _expected_totals() -> Totals:

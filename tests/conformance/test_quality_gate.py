@@ -15,7 +15,7 @@ from pipelines.lib.ingest.landing import register
 from pipelines.lib.settings import FinopsHome
 from pipelines.lib.warehouse.warehouse import connect
 from tests.conformance.cases import CASES, Case, suite_warnings
-from tests.warehouse_helpers import query
+from tests.support.warehouse_helpers import query
 
 
 @pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])

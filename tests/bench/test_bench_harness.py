@@ -1,0 +1,82 @@
+"""The benchmark harness: a small-N smoke run finishes and reports; the memory sampler sees child processes.
+
+Not a timed test: CI only proves the harness works (the figures are in docs/benchmarks.md). The smoke run
+builds one dbt model, so it stays short; the incremental models have their own test.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from bench.price_list import SNAPSHOT
+from bench.run import RESULTS_BEGIN, RESULTS_END, TreeMemory, write_doc
+from pipelines.lib.settings import PROJECT_ROOT
+
+
+@pytest.mark.slow
+def test_smoke_run_measures_every_phase_and_reports(tmp_path: Path):
+    report_path = tmp_path / "bench.json"
+    command = [sys.executable, "-m", "bench.run", "--smoke", "--work", str(tmp_path / "work")]
+    command += ["--json", str(report_path), "--doc", str(tmp_path / "benchmarks.md")]
+    command += ["--dbt-select", "stg_aws__cur_line_items"]
+    completed = subprocess.run(
+        command,
+        cwd=PROJECT_ROOT,
+        env=os.environ | {"PYTHONPATH": str(PROJECT_ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert completed.returncode == 0, completed.stdout[-3000:] + completed.stderr[-3000:]
+    report = json.loads(report_path.read_text())
+    (run,) = report["runs"]
+    # --smoke: 20,000 line items over 20 days, all in January; the next day re-delivers January with 21,000.
+    assert run["rows"] == 20_000
+    rows = {name: phase["rows"] for name, phase in run["phases"].items()}
+    assert rows == {
+        "baseline": 20_000,
+        "ingest": 20_000,
+        "transform": 20_000,
+        "daily_ingest": 21_000,
+        "daily_transform": 21_000,
+    }
+    for phase in run["phases"].values():
+        assert phase["seconds"] > 0 and phase["cpu_seconds"] > 0 and phase["peak_rss_bytes"] > 10_000_000
+    phases = run["phases"]
+    assert run["ingest_vs_baseline"] == round(phases["ingest"]["seconds"] / phases["baseline"]["seconds"], 2)
+    assert report["machine"]["cores"] == os.cpu_count()
+    # The price list: the bundled region snapshot's rows (after 5 metadata lines and the header) + 20,000 filler.
+    snapshot_rows = len(SNAPSHOT.read_text(encoding="utf-8").splitlines()) - 6
+    price_list = report["price_list"]
+    assert price_list["rows"] == snapshot_rows + 20_000
+    assert price_list["seconds"] > 0 and price_list["peak_rss_bytes"] > 10_000_000
+    assert "AWS EC2 price list" in completed.stdout
+    assert "| 20,000 | (b) ingest |" in completed.stdout
+    assert not (tmp_path / "benchmarks.md").exists(), "a smoke run must not overwrite the published figures"
+    assert not (tmp_path / "work").joinpath("rows-20000").exists(), "generated data is removed unless --keep"
+
+
+def test_peak_memory_counts_child_processes():
+    # A child holding 300 MB: the sampler of this process's tree must see it, as it must see dbt's.
+    hold = "import time; block = bytearray(300 * 1024 * 1024); block[::4096] = b'x' * len(block[::4096]); time.sleep(3)"
+    with TreeMemory(os.getpid(), interval=0.05) as memory:
+        child = subprocess.Popen([sys.executable, "-c", hold])
+        child.wait(timeout=60)
+        time.sleep(0.1)
+    assert memory.peak > 300 * 1024 * 1024
+
+
+def test_the_results_block_is_replaced_and_the_prose_kept(tmp_path: Path):
+    doc = tmp_path / "benchmarks.md"
+    doc.write_text(f"# Benchmarks\n\nprose before\n\n{RESULTS_BEGIN}\nold table\n{RESULTS_END}\n\nprose after\n")
+    write_doc(doc, "new table")
+    assert (
+        doc.read_text() == f"# Benchmarks\n\nprose before\n\n{RESULTS_BEGIN}\nnew table\n{RESULTS_END}\n\nprose after\n"
+    )

@@ -1,0 +1,29 @@
+"""Options and fixtures every test folder shares."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+
+import pytest
+
+from tests.support.dbt_helpers import UNIT_TEST_BUILD, shared_dbt_on_empty_warehouse
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--update-snapshots",
+        action="store_true",
+        help="rewrite checked-in snapshots (tests/pipelines/snapshots/) from the code instead of comparing",
+    )
+
+
+@pytest.fixture(scope="session")
+def dbt_unit_test_build(tmp_path_factory: pytest.TempPathFactory) -> subprocess.CompletedProcess[str]:
+    """One `dbt build` of every model and unit test on an empty warehouse for the whole test run: the tests that
+    check unit tests read its output instead of building again. Under pytest-xdist the workers share it (their
+    temporary folders have one parent per run); the first to ask builds, the others wait for it."""
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent
+    return shared_dbt_on_empty_warehouse(root / "dbt-unit-test-build", *UNIT_TEST_BUILD)

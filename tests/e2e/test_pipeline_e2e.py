@@ -1,0 +1,523 @@
+"""The whole pipeline through the CLI, in a temporary FINOPS_HOME, checked against hand-computed numbers."""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+import subprocess
+import tempfile
+from collections import Counter, defaultdict
+from decimal import Decimal
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from pipelines.cli import main
+from pipelines.lib.focus_validator import validate_focus_file
+from pipelines.lib.ingest.billing_sources import SOURCES_BY_NAME
+from sources.synthetic.demo_common import group_of
+from sources.synthetic.demo_organisation import write_demo_organisation
+from sources.synthetic.demo_telemetry import write_demo_telemetry
+from tests.support import FIXTURES_ROOT
+from tests.support.browser import open_page
+from tests.support.focus_fixtures import BASE_ROW, focus_rows, write_csv
+from tests.support.warehouse_helpers import query as warehouse_query
+from tests.support.warehouse_helpers import table_fingerprint
+
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
+FIXTURES = FIXTURES_ROOT
+
+AWS_ROWS = focus_rows(
+    {  # 10 hours of one 8×H100 spot instance: 80 GPU-hours
+        "ChargeDescription": "p5.48xlarge Spot",
+        "PricingCategory": "Dynamic",
+        "PricingQuantity": "10",
+        "BilledCost": "200.00",
+        "EffectiveCost": "200.00",
+        "ListCost": "983.20",
+        "ContractedCost": "983.20",
+        "SkuPriceDetails": "NULL",
+        "x_UsageType": "USE2-SpotUsage:p5.48xlarge",
+        "Tags": '{"team": "research", "project": "llm"}',
+    },
+    {  # 5 hours of one A10G, found through SkuPriceDetails: 5 GPU-hours
+        "ChargeDescription": "g5.xlarge On Demand",
+        "PricingQuantity": "5",
+        "BilledCost": "5.03",
+        "EffectiveCost": "5.03",
+        "ListCost": "5.03",
+        "ContractedCost": "5.03",
+        "SkuPriceDetails": '{"InstanceType": "g5.xlarge", "GpuCount": 1}',
+        "x_UsageType": "BoxUsage:g5.xlarge",
+        "Tags": '{"team": "inference"}',
+    },
+    {  # not a GPU
+        "ServiceCategory": "Storage",
+        "ServiceName": "Amazon Simple Storage Service",
+        "PricingQuantity": "100",
+        "PricingUnit": "GB-Month",
+        "BilledCost": "12.34",
+        "EffectiveCost": "12.34",
+        "ListCost": "12.34",
+        "ContractedCost": "12.34",
+        "SkuPriceDetails": "NULL",
+        "x_UsageType": "TimedStorage-ByteHrs",
+        "Tags": "NULL",
+    },
+    {
+        "ChargeCategory": "Tax",
+        "ServiceCategory": "Other",
+        "ServiceName": "Tax",
+        "PricingQuantity": "NULL",
+        "PricingUnit": "NULL",
+        "PricingCategory": "NULL",
+        "BilledCost": "20.00",
+        "EffectiveCost": "20.00",
+        "ListCost": "20.00",
+        "ContractedCost": "20.00",
+        "SkuPriceDetails": "NULL",
+        "x_UsageType": "NULL",
+        "Tags": "NULL",
+    },
+)
+_LAMBDA = {k: v for k, v in BASE_ROW.items() if k not in ("ProviderName", "PublisherName")}
+LAMBDA_ROWS = [
+    _LAMBDA
+    | {  # 24 hours of an 8×H100 node at $23.92/h: 192 GPU-hours
+        "ServiceProviderName": "Lambda",
+        "HostProviderName": "Lambda",
+        "BillingAccountId": "lambda-team",
+        "InvoiceIssuerName": "Lambda, Inc.",
+        "ServiceName": "Lambda Cloud",
+        "PricingQuantity": "24",
+        "BilledCost": "574.08",
+        "EffectiveCost": "574.08",
+        "ListCost": "574.08",
+        "ContractedCost": "574.08",
+        "SkuPriceDetails": '{"InstanceType": "gpu_8x_h100_sxm5"}',
+        "Tags": '{"team": "research", "project": "llm"}',
+    }
+]
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = tmp_path / "finops"
+    monkeypatch.setenv("FINOPS_HOME", str(root))
+    return root
+
+
+def query(home: Path, sql: str) -> list[tuple]:
+    return warehouse_query(home / "warehouse.duckdb", sql)
+
+
+def assert_docs_site_renders(index: Path) -> None:
+    """Open the static docs page in headless Chromium: the model tree must be rendered by its scripts."""
+    chromium = shutil.which("chromium")
+    if chromium is None:
+        pytest.skip("headless Chromium is not installed (.ci/run installs the Debian package)")
+    with tempfile.TemporaryDirectory() as profile:
+        dom = subprocess.run(
+            [
+                chromium,
+                *["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-quic"],
+                "--no-first-run",
+                "--disable-component-update",
+                "--disable-sync",
+                f"--user-data-dir={profile}",
+                "--virtual-time-budget=10000",
+                "--dump-dom",
+                index.as_uri(),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=True,
+        ).stdout
+    # The link exists only once the page's JavaScript has built the navigation from the manifest.
+    assert 'href="#!/model/model.gpu_finops.fct_gpu_spend_daily"' not in index.read_text()
+    assert 'href="#!/model/model.gpu_finops.fct_gpu_spend_daily"' in dom
+
+
+def test_ingest_to_marts_docs_sql_export_and_a_rejected_file(
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+):
+    aws = write_csv(tmp_path / "aws-2026-09.csv", AWS_ROWS)
+    lambda_file = write_csv(tmp_path / "lambda-2026-09.csv", LAMBDA_ROWS)
+
+    assert main(["ingest", str(aws), str(lambda_file)]) == 0
+    out = capsys.readouterr().out
+    assert "4 rows, billing periods 2026-09-01" in out and "USD billed 237.37" in out  # 200 + 5.03 + 12.34 + 20
+    assert "1 rows, billing periods 2026-09-01" in out and "USD billed 574.08" in out
+
+    # All spend, per currency: 200 + 5.03 + 12.34 + 20 + 574.08.
+    assert query(home, "select billing_currency, sum(effective_cost) from marts.fct_cost_daily group by 1") == [
+        ("USD", Decimal("811.45"))
+    ]
+    gpu = query(
+        home,
+        """
+        select provider_name, gpu_model, sum(gpu_hours), sum(effective_cost)
+        from marts.fct_gpu_spend_daily group by all order by all
+        """,
+    )
+    assert gpu == [
+        ("AWS", "A10G", Decimal(5), Decimal("5.03")),
+        ("AWS", "H100", Decimal(80), Decimal("200.00")),
+        ("Lambda", "H100", Decimal(192), Decimal("574.08")),
+    ]
+    per_hour = query(
+        home,
+        "select team, effective_cost_per_gpu_hour from marts.fct_gpu_spend_daily where provider_name = 'Lambda'",
+    )
+    assert per_hour == [("research", Decimal("2.99"))]  # 574.08 / 192
+
+    # Ad-hoc SQL from the CLI, read-only.
+    assert main(["sql", "select * from marts.fct_cost_daily limit 5", "--format", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert 1 <= len(rows) <= 5 and "effective_cost" in rows[0]
+    assert main(["sql", "create table marts.nope as select 1"]) == 1
+
+    # The docs site is one self-contained page describing the marts.
+    assert main(["docs"]) == 0
+    assert_docs_site_renders(home / "docs" / "index.html")
+
+    # A FOCUS export holds the same money as the warehouse.
+    assert main(["export", "focus", str(tmp_path / "export")]) == 0
+    exported = pq.read_table(tmp_path / "export" / "focus_cost_and_usage.parquet")
+    assert sum(exported.column("EffectiveCost").to_pylist()) == Decimal("811.45")
+    assert {"BilledCost", "ProviderName", "x_GpuHours", "x_GpuModel"} <= set(exported.column_names)
+
+    # A broken delivery is quarantined with its reason and changes no data; the models are not rebuilt.
+    before = table_fingerprint(home / "warehouse.duckdb")
+    broken = [AWS_ROWS[0], AWS_ROWS[1] | {"BilledCost": "five"}]
+    assert main(["ingest", str(write_csv(tmp_path / "broken.csv", broken))]) == 1
+    out = capsys.readouterr().out
+    assert "REJECTED" in out and "row 2, column BilledCost" in out
+    assert "Nothing new was loaded, so the models were not rebuilt" in out
+    assert table_fingerprint(home / "warehouse.duckdb") == before
+    reasons = list((home / "quarantine" / "focus").glob("*.reason.txt"))
+    assert len(reasons) == 1 and "'five' is not a decimal number" in reasons[0].read_text()
+
+    # One delivery failing its quality suite freezes nothing: it is rejected before its load commits, and
+    # another source's delivery in the same run loads and reaches the marts.
+    focus_before = query(home, "select count(*), sum(BilledCost) from raw.focus_cost_and_usage")
+    unknown_currency = [
+        AWS_ROWS[0]
+        | {
+            "BillingPeriodStart": "2026-10-01T00:00:00Z",
+            "BillingPeriodEnd": "2026-11-01T00:00:00Z",
+            "ChargePeriodStart": "2026-10-01T00:00:00Z",
+            "ChargePeriodEnd": "2026-10-02T00:00:00Z",
+            "BillingCurrency": "XYZ",
+        }
+    ]
+    azure_run = FIXTURES / "azure" / "ea-actual-run"
+    (azure_part,) = azure_run.rglob("part_*.csv")
+    with azure_part.open(encoding="utf-8-sig", newline="") as handle:
+        azure_billed = sum(Decimal(row["CostInBillingCurrency"]) for row in csv.DictReader(handle))
+    bad = write_csv(tmp_path / "unknown-currency.csv", unknown_currency)
+    assert main(["ingest", str(bad), str(azure_run)]) == 1
+    out = capsys.readouterr().out
+    assert "BillingCurrency is an ISO 4217 currency code" in out and "moved to quarantine" in out
+    assert "loaded" in out and "ea-actual-run" in out
+    assert query(home, "select count(*), sum(BilledCost) from raw.focus_cost_and_usage") == focus_before
+    microsoft = query(home, "select sum(billed_cost) from marts.fct_cost_daily where provider_name = 'Microsoft'")
+    assert microsoft == [(azure_billed,)]
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
+    """One `gpu-finops demo --seed 7` shared by the demo checks, and the generator's totals for seed 7."""
+    root = tmp_path_factory.mktemp("demo")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("FINOPS_HOME", str(root / "finops"))
+        assert main(["demo", "--seed", "7"]) == 0
+    write_demo_organisation(root / "expected", seed=7)
+    return root / "finops", json.loads((root / "expected" / "expected_totals.json").read_text())
+
+
+def test_demo_loads_every_billing_source_of_the_organisation(demo: tuple[Path, dict]):
+    """Every source the demo writes has a connector, and each delivery loaded without rejection."""
+    home, expected = demo
+    sources = {delivery["source"] for delivery in expected["deliveries"]}
+    assert sources - SOURCES_BY_NAME.keys() == set(), "billing sources without a connector"
+    loaded = query(home, "select source, count(*) from audit.loads where status = 'loaded' group by all")
+    billing_loads = {source: count for source, count in loaded if source in SOURCES_BY_NAME}
+    assert billing_loads == dict(Counter(delivery["source"] for delivery in expected["deliveries"]))
+    assert dict(loaded).get("ecb") == 1, "the demo loads exchange rates from the bundled snapshot once"
+    assert not list((home / "quarantine").rglob("*.reason.txt"))
+
+
+def test_demo_cost_lines_match_the_expected_totals_per_source_period_and_currency(demo: tuple[Path, dict]):
+    """Billed and effective cost per billing source, period and currency; on-prem has effective cost only.
+
+    Azure's actual and amortized datasets are one group: their FOCUS lines split between the two
+    sources however the connector chooses, but together they hold the invoice (billed) and the
+    amortized cost (effective).
+    """
+    home, expected = demo
+    wanted: dict[tuple, list] = defaultdict(lambda: [Decimal(0), Decimal(0)])
+    for entry in expected["billing"]:
+        key = (group_of(entry["sources"][0]), entry["billing_period_start"], entry["billing_currency"])
+        wanted[key][0] += Decimal(entry["billed_cost"])
+        wanted[key][1] += Decimal(entry["effective_cost"])
+    found: dict[tuple, list] = defaultdict(lambda: [Decimal(0), Decimal(0)])
+    for source, period, currency, billed, effective in query(
+        home,
+        """
+        select x_source, cast(BillingPeriodStart as date), BillingCurrency, sum(BilledCost), sum(EffectiveCost)
+        from intermediate.int_billing__cost_lines group by all
+        """,
+    ):
+        key = (group_of(source), period.isoformat(), currency)
+        found[key][0] += billed
+        found[key][1] += effective
+    for totals in (wanted, found):
+        for key, value in totals.items():
+            if key[0] == "onprem_gpu_assets":
+                value[0] = None
+    assert dict(found) == dict(wanted)
+
+
+def test_demo_gpu_hours_match_per_provider_gpu_model_and_pricing_category(demo: tuple[Path, dict]):
+    home, expected = demo
+    wanted: dict[tuple, Decimal] = defaultdict(Decimal)
+    for entry in expected["gpu_hours"]:
+        key = (entry["provider"], entry["billing_period_start"], entry["gpu_model"], entry["pricing_category"])
+        wanted[key] += Decimal(entry["gpu_hours"])
+    providers = {key[0] for key in wanted}
+    found = {
+        (provider, period.isoformat(), model, category): hours
+        for provider, period, model, category, hours in query(
+            home,
+            """
+            select provider_name, cast(billing_period_start as date), gpu_model, pricing_category, sum(gpu_hours)
+            from marts.fct_gpu_spend_daily group by all having sum(gpu_hours) <> 0
+            """,
+        )
+        if provider in providers
+    }
+    assert found == dict(wanted)
+
+
+def test_demo_gpu_effective_cost_per_team_matches(demo: tuple[Path, dict]):
+    """GPU lines' effective cost per team (None: untagged, such as unused reservation hours)."""
+    home, expected = demo
+    wanted: dict[tuple, Decimal] = defaultdict(Decimal)
+    for entry in expected["team_gpu_effective_cost"]:
+        key = (group_of(entry["sources"][0]), entry["billing_period_start"], entry["billing_currency"], entry["team"])
+        wanted[key] += Decimal(entry["effective_cost"])
+    found: dict[tuple, Decimal] = defaultdict(Decimal)
+    for source, period, currency, team, cost in query(
+        home,
+        """
+        select x_source, cast(BillingPeriodStart as date), BillingCurrency, x_team, sum(EffectiveCost)
+        from intermediate.int_billing__cost_lines where x_gpu_model is not null group by all
+        """,
+    ):
+        found[(group_of(source), period.isoformat(), currency, team)] += cost
+    assert {key: cost for key, cost in found.items() if cost} == {key: cost for key, cost in wanted.items() if cost}
+
+
+def test_demo_focus_export_of_every_source_passes_the_focus_validator(demo: tuple[Path, dict], tmp_path, monkeypatch):
+    """All seven sources, exported as FOCUS 1.2, pass the FinOps Foundation's validator with no failed rule."""
+    home, _ = demo
+    monkeypatch.setenv("FINOPS_HOME", str(home))
+    assert main(["export", "focus", str(tmp_path / "focus")]) == 0
+    report = validate_focus_file(tmp_path / "focus" / "focus_cost_and_usage.parquet")
+    assert report.failed == {}, report.summary()
+    assert report.checked > 100
+
+
+def test_demo_price_index_answers_what_an_h100_hour_costs_today_and_30_days_ago(demo: tuple[Path, dict]):
+    """Every price feed loads offline, and the index reads the bundled captures the way a person would.
+
+    By hand from sources/prices/snapshots: on 31 October the specialized clouds list H100 on-demand at
+    Lambda 21.52 / 8 = 2.69 and 2.99 (1×), RunPod secure 2.69 and CoreWeave HGX 47.84 / 8 = 5.98, so the
+    cheapest is 2.69 and the median (2.69 + 2.99) / 2 = 2.84. On 1 October the 1 September captures are in
+    effect: Lambda 23.92 / 8 = 2.99 and 3.29, RunPod 2.99, CoreWeave above them: 2.99 and (2.99 + 3.29) / 2.
+    The cheapest hyperscaler H100-hour on-demand is AWS p5.48xlarge at 55.04 / 8 = 6.88 on both days.
+    """
+    home, _ = demo
+    loaded_feeds = {row[0] for row in query(home, "select distinct feed from raw.price_observations")}
+    assert loaded_feeds == {
+        "aws_price_list",
+        "aws_spot",
+        "azure_retail",
+        "gcp_catalog",
+        "lambda",
+        "runpod",
+        "vast",
+        "oci",
+        "coreweave",
+    }
+    index = {
+        (str(day), klass): (low, mid)
+        for day, klass, low, mid in query(
+            home,
+            "select price_date, provider_class, min_price_per_gpu_hour_usd, median_price_per_gpu_hour_usd "
+            "from marts.fct_gpu_price_index where gpu_model = 'H100' and pricing_model = 'on_demand' "
+            "and price_date in ('2026-10-01', '2026-10-31')",
+        )
+    }
+    assert index[("2026-10-31", "specialized")] == (Decimal("2.69"), Decimal("2.84"))
+    assert index[("2026-10-01", "specialized")] == (Decimal("2.99"), Decimal("3.14"))
+    assert index[("2026-10-31", "hyperscaler")][0] == index[("2026-10-01", "hyperscaler")][0] == Decimal("6.88")
+    cheapest_aws = query(
+        home,
+        "select instance_type, price_per_instance_hour, price_per_gpu_hour from marts.fct_gpu_market_prices "
+        "where provider = 'AWS' and region = 'us-east-1' and gpu_model = 'H100' and pricing_model = 'on_demand'",
+    )
+    assert cheapest_aws == [("p5.48xlarge", Decimal("55.04"), Decimal("6.88"))]
+
+
+def test_demo_gpu_utilization_matches_the_telemetry_generators_ledger(demo: tuple[Path, dict], tmp_path: Path):
+    """Per day and instance, the mart's observed, active, effective and idle GPU-hours are the generator's own.
+
+    The ledger sums each generated sample's ratio × seconds exactly; the mart gets there through hourly
+    ratios rounded at 12 decimals, hence the 1e-6 GPU-hour tolerance. Every instance with telemetry is one
+    the demo bills that day (match_status `matched`), and idle is observed minus active.
+    """
+    home, _ = demo
+    ledger = json.loads(write_demo_telemetry(tmp_path / "telemetry", seed=7)["expected"].read_text())["days"]
+    # 5 CUR 2.0 instances via DCGM (p5 pretrain and chat, p4d eval, two p4d spot), 6 legacy ones via nvidia-smi
+    assert len({row["resource_id"] for row in ledger}) == 11
+    mart = {
+        (str(day), resource): row
+        for day, resource, *row in query(
+            home,
+            """
+            select usage_date, resource_id, match_status, telemetry_gpu_hours, active_gpu_hours,
+                   effective_gpu_hours, idle_gpu_hours, util_is_fallback, provisioned_gpu_hours
+            from marts.fct_gpu_utilization_daily
+            where match_status <> 'billed_without_telemetry'
+            """,
+        )
+    }
+    assert set(mart) == {(row["day"], row["resource_id"]) for row in ledger}
+    tolerance = Decimal("0.000001")
+    for row in ledger:
+        status, observed, active, effective, idle, fallback, provisioned = mart[(row["day"], row["resource_id"])]
+        assert status == "matched", row
+        assert abs(observed - Decimal(row["telemetry_gpu_hours"])) < tolerance, row
+        assert abs(active - Decimal(row["active_gpu_hours"])) < tolerance, row
+        assert abs(effective - Decimal(row["effective_gpu_hours"])) < tolerance, row
+        assert abs(idle - (Decimal(row["telemetry_gpu_hours"]) - Decimal(row["active_gpu_hours"]))) < tolerance, row
+        # samples stand for whole steps inside the billed running time (the legacy CUR rounds hours to 10 decimals)
+        assert observed <= provisioned + tolerance, row
+        assert fallback == (row["gpu_model"] == "H100" or row["via"] == "nvidia_smi"), row
+
+
+# --- the report and the docs site in a real browser, and marts checked against each other --------------------
+
+REPORT_CHART_SECTIONS = ("gpu-spend", "utilization", "spot-savings", "market", "buy-vs-rent")
+
+
+def test_demo_report_renders_every_chart_offline_with_the_generators_totals(demo: tuple[Path, dict], tmp_path: Path):
+    """`gpu-finops demo` writes the report; in Chromium, offline, every chart section draws one SVG with marks,
+    nothing errs, and the GPU spend per billing currency is the generator's own total (summed here from its
+    ledger of GPU lines per team), exact to the last decimal and shown rounded to the cent."""
+    home, expected = demo
+    report = home / "report" / "gpu-finops-report.html"
+    wanted: dict[str, Decimal] = defaultdict(Decimal)
+    for entry in expected["team_gpu_effective_cost"]:
+        wanted[entry["billing_currency"]] += Decimal(entry["effective_cost"])
+    with open_page(report) as (page, log):
+        assert page.evaluate("window.chartsRendered.then((views) => views.length)") == len(REPORT_CHART_SECTIONS)
+        assert page.locator(".chart").count() == len(REPORT_CHART_SECTIONS)
+        for key in REPORT_CHART_SECTIONS:
+            svg = page.locator(f"#chart-{key} svg")
+            assert svg.count() == 1, key
+            box = svg.bounding_box()
+            assert box is not None and box["width"] > 200 and box["height"] > 100, key
+            marks = page.locator(f"#chart-{key} svg g[class*='mark-'] path").count()
+            assert marks > 0, key
+        assert page.locator("p.empty").count() == 0
+        spend = dict(
+            page.evaluate(
+                "Array.from(document.querySelectorAll('#gpu-spend tbody tr'))"
+                ".map((row) => [row.cells[0].textContent, row.cells[1].dataset.exact])"
+            )
+        )
+        assert {currency: Decimal(exact) for currency, exact in spend.items()} == dict(wanted)
+        shown = page.locator("#gpu-spend tbody").inner_text()
+        for currency, total in wanted.items():
+            assert f"{currency} {total.quantize(Decimal('0.01')):,}" in shown
+        screenshot = tmp_path / "gpu-finops-report.png"
+        page.screenshot(path=str(screenshot), full_page=True)
+        log.assert_clean()
+    assert screenshot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and screenshot.stat().st_size > 50_000
+    print(f"report screenshot: {screenshot}")
+
+
+def test_demo_docs_site_loads_clean_and_its_search_finds_fct_buy_vs_rent(demo: tuple[Path, dict], tmp_path: Path):
+    home, _ = demo
+    with open_page(home / "docs" / "index.html") as (page, log):
+        page.locator("#search").type("fct_buy_vs_rent")
+        page.wait_for_function("document.body.innerText.includes('search results')")
+        # each result's title is an h4 (name, then its kind); the search box's text is echoed in an h1
+        results = page.locator("h4.a")
+        titles = [text.split() for text in results.all_inner_texts()]
+        assert ["fct_buy_vs_rent", "model"] in titles, titles
+        results.nth(titles.index(["fct_buy_vs_rent", "model"])).click()
+        page.wait_for_function("location.hash.includes('model.gpu_finops.fct_buy_vs_rent')")
+        screenshot = tmp_path / "docs-fct_buy_vs_rent.png"
+        page.screenshot(path=str(screenshot))
+        log.assert_clean()
+    assert screenshot.stat().st_size > 10_000
+    print(f"docs screenshot: {screenshot}")
+
+
+def test_demo_gpu_spend_equals_the_gpu_rows_of_all_spend(demo: tuple[Path, dict]):
+    """fct_gpu_spend_daily against fct_cost_daily's GPU columns, per billing period and currency, exactly."""
+    home, _ = demo
+    gpu = query(
+        home,
+        """
+        select billing_period_start, billing_currency, sum(effective_cost), sum(billed_cost), sum(gpu_hours)
+        from marts.fct_gpu_spend_daily group by all order by all
+        """,
+    )
+    all_spend = query(
+        home,
+        """
+        select billing_period_start, billing_currency, sum(gpu_effective_cost), sum(gpu_billed_cost), sum(gpu_hours)
+        from marts.fct_cost_daily group by all having sum(gpu_hours) <> 0 or sum(gpu_effective_cost) <> 0
+        order by all
+        """,
+    )
+    assert len(gpu) >= 6  # three months, two currencies at least
+    assert gpu == all_spend
+
+
+def test_demo_funnel_parts_add_up_to_the_gpu_spend(demo: tuple[Path, dict]):
+    """Per billed row of fct_gpu_utilization_daily: active (utilized) + idle + unobserved + unused commitment cost
+    = effective cost, exactly, each part non-negative. The demo's reservations leave hours unused (Azure EA
+    UnusedReservation rows that name no VM, the European entity's FOCUS Unused rows): rows without GPU-hours whose
+    cost is all unused commitment. So the funnel's spend per currency is the generator's whole GPU spend."""
+    home, expected = demo
+    rows = query(
+        home,
+        """
+        select billing_currency, effective_cost, active_cost, idle_cost, unobserved_cost, unused_commitment_cost,
+               provisioned_gpu_hours
+        from marts.fct_gpu_utilization_daily where effective_cost is not null
+        """,
+    )
+    assert len(rows) > 100 and any(row[3] > 0 for row in rows)
+    for _, cost, active, idle, unobserved, unused, _ in rows:
+        assert active + idle + unobserved + unused == cost
+        assert active >= 0 and idle >= 0 and unobserved >= 0 and unused >= 0
+    without_hours = [row for row in rows if row[6] == 0 and row[1] != 0]
+    assert {row[0] for row in without_hours} == {"EUR", "USD"}
+    assert all(row[5] == row[1] and row[2] == row[3] == row[4] == 0 for row in without_hours)
+    wanted: dict[str, Decimal] = defaultdict(Decimal)
+    for entry in expected["team_gpu_effective_cost"]:
+        wanted[entry["billing_currency"]] += Decimal(entry["effective_cost"])
+    funnel: dict[str, Decimal] = defaultdict(Decimal)
+    for currency, _, active, idle, unobserved, unused, _ in rows:
+        funnel[currency] += active + idle + unobserved + unused
+    assert dict(funnel) == dict(wanted)

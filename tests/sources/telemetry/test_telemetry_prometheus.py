@@ -1,0 +1,252 @@
+"""The Prometheus query_range client over real HTTP (tests/support/local_http.py), its parser, and the daily load."""
+
+from __future__ import annotations
+
+import gzip
+import logging
+from datetime import UTC, date, datetime, timedelta
+from decimal import Decimal
+from pathlib import Path
+from urllib.parse import parse_qs
+
+import dagster as dg
+import pytest
+from dagster_duckdb import DuckDBResource
+
+from pipelines.defs.telemetry.assets import prometheus_gpu_samples
+from pipelines.lib.ingest.telemetry import (
+    PROMETHEUS_SAMPLES,
+    fetch_prometheus_days,
+    payload_file_name,
+    prometheus_payloads,
+)
+from pipelines.lib.settings import FinopsHome
+from pipelines.lib.warehouse.warehouse import connect
+from sources.common.http import HttpClient
+from sources.telemetry import prometheus
+from sources.telemetry.prometheus import PrometheusClient, PrometheusError, split_windows
+from sources.telemetry.samples import SAMPLE_SCHEMA
+from tests.support import FIXTURES_ROOT
+from tests.support.local_http import Reply, local_server
+
+FIXTURES = FIXTURES_ROOT / "telemetry"
+MATRIX = (FIXTURES / "query_range_sm_active.json").read_bytes()
+EMPTY = (FIXTURES / "query_range_empty.json").read_bytes()
+TOO_MANY_POINTS = (FIXTURES / "query_range_too_many_points.json").read_bytes()
+PATH = "/api/v1/query_range"
+TOKEN = "prom-tok-9f8e7d6c5b4a"
+log = logging.getLogger(__name__)
+
+
+def _client(url: str, **http: object) -> PrometheusClient:
+    settings = {"provider": prometheus.PROVIDER, "backoff_seconds": 0.01, "sleep": lambda _: None} | http
+    return PrometheusClient(url, token=TOKEN, http=HttpClient(**settings, secrets=(TOKEN,)))
+
+
+def _form(body: bytes) -> dict[str, str]:
+    return {key: values[0] for key, values in parse_qs(body.decode()).items()}
+
+
+def test_matrix_answer_becomes_long_rows_with_labels_decimals_and_utc_times():
+    start = datetime(2026, 10, 5, 10, 0, tzinfo=UTC)
+    end = datetime(2026, 10, 5, 10, 2, tzinfo=UTC)
+    with local_server() as server:
+        server.route(PATH, Reply(MATRIX, headers={"Content-Type": "application/json"}))
+        answers = _client(server.url).query_range("DCGM_FI_PROF_SM_ACTIVE", start, end, 60)
+    assert len(answers) == 1 and len(server.requests) == 1
+    sent = server.requests[0]
+    assert sent.method == "POST"
+    assert _form(sent.body) == {
+        "query": "avg_over_time(DCGM_FI_PROF_SM_ACTIVE[60s])",
+        "start": "1791194400",
+        "end": "1791194520",
+        "step": "60s",
+    }
+    assert sent.headers["Authorization"] == f"Bearer {TOKEN}"
+    frame = prometheus.parse_responses(answers).sort("gpu_uuid", "sampled_at")
+    rows = frame.to_dicts()
+    assert frame.height == 5
+    h100 = [row for row in rows if row["gpu_model_name"] == "NVIDIA H100 80GB HBM3"]
+    assert [row["value"] for row in h100] == [Decimal("0.875"), Decimal("0.9125"), None]  # NaN is null
+    assert [row["sampled_at"] for row in h100] == [
+        datetime(2026, 10, 5, 10, 0),
+        datetime(2026, 10, 5, 10, 1),
+        datetime(2026, 10, 5, 10, 2),
+    ]
+    # a sample describes the step before it: the one at 10:00 covers 09:59-10:00 on 5 October
+    assert {row["sample_date"] for row in h100} == {date(2026, 10, 5)}
+    first = h100[0]
+    assert first["host"] == "ip-10-0-1-23.us-east-2.compute.internal"
+    assert first["gpu_uuid"] == "GPU-585834da-1b2c-4d5e-8f90-a1b2c3d4e5f6"
+    assert first["gpu_index"] == 0
+    assert (first["namespace"], first["pod"]) == ("research", "llm-pretrain-0")
+    assert first["resource_id"] == "i-0123456789abcdef0"  # from the AWS providerID label
+    assert first["metric"] == "DCGM_FI_PROF_SM_ACTIVE" and first["sample_seconds"] == 60
+    l40s = [row for row in rows if row["gpu_model_name"] == "NVIDIA L40S"]
+    # honorLabels: false renamed the workload's labels; the exporter's own pod is not the workload
+    assert {(row["namespace"], row["pod"]) for row in l40s} == {("inference", "chat-serving-5d9")}
+    assert [row["value"] for row in l40s] == [Decimal("1.08"), Decimal("0.25")]  # raw; clamped in dbt
+    assert {row["resource_id"] for row in l40s} == {None}
+
+
+def test_empty_result_is_an_empty_frame_not_an_error():
+    with local_server() as server:
+        server.route(PATH, Reply(EMPTY))
+        answers = _client(server.url).query_range(
+            "DCGM_FI_PROF_GR_ENGINE_ACTIVE", datetime(2026, 10, 5, tzinfo=UTC), datetime(2026, 10, 6, tzinfo=UTC), 300
+        )
+    frame = prometheus.parse_responses(answers)
+    assert frame.is_empty() and frame.columns == list(SAMPLE_SCHEMA)
+
+
+def test_too_many_points_400_is_reported_with_prometheus_reason_and_not_retried():
+    with local_server() as server:
+        server.route(PATH, Reply(TOO_MANY_POINTS, status=400))
+        # Prometheus counts points its own way (a server-side limit lower than 11,000, a Thanos front end):
+        # the 400 it answers must reach the user with its reason.
+        with pytest.raises(PrometheusError) as error:
+            _client(server.url).query_range(
+                "DCGM_FI_DEV_GPU_UTIL", datetime(2026, 1, 1, tzinfo=UTC), datetime(2026, 1, 2, tzinfo=UTC), 60
+            )
+    assert len(server.requests) == 1
+    message = str(error.value)
+    assert error.value.url == server.url + PATH
+    assert "HTTP 400" in message and "exceeded maximum resolution of 11,000 points" in message
+
+
+def test_timeout_is_retried_then_reported_naming_the_url():
+    with local_server() as server:
+        server.route(PATH, Reply(MATRIX, delay=1.0))
+        client = _client(server.url, read_timeout=0.2, max_attempts=2)
+        with pytest.raises(PrometheusError, match="Timeout") as error:
+            client.query_range(
+                "DCGM_FI_PROF_SM_ACTIVE", datetime(2026, 10, 5, tzinfo=UTC), datetime(2026, 10, 5, 1, tzinfo=UTC), 60
+            )
+    assert len(server.requests) == 2
+    assert server.url + PATH in str(error.value)
+
+
+def test_error_envelope_and_malformed_json_name_url_and_reason():
+    with local_server() as server:
+        server.route(
+            PATH,
+            Reply(
+                b'{"status":"error","errorType":"execution","error":"query timed out in expression evaluation"}',
+                status=422,
+            ),
+            Reply(b'{"status":"success","data":{"resultType":"matrix","result":[', status=200),
+        )
+        client = _client(server.url)
+        window = (datetime(2026, 10, 5, tzinfo=UTC), datetime(2026, 10, 5, 1, tzinfo=UTC), 60)
+        with pytest.raises(PrometheusError, match="execution: query timed out in expression evaluation"):
+            client.query_range("DCGM_FI_PROF_SM_ACTIVE", *window)
+        with pytest.raises(PrometheusError, match="malformed JSON") as error:
+            client.query_range("DCGM_FI_PROF_SM_ACTIVE", *window)
+    assert error.value.url == server.url + PATH
+    with pytest.raises(PrometheusError, match="value 'busy' is not a number"):
+        prometheus.parse_query_range(
+            prometheus.matrix_payload([({"UUID": "GPU-1"}, [(1791194400, "busy")])]),
+            metric="DCGM_FI_DEV_GPU_UTIL",
+            step_seconds=60,
+            source_ref="test",
+        )
+
+
+def test_a_long_range_is_split_so_no_request_asks_more_than_11000_points():
+    # 2 days at a 10 s step: 17,281 points, so two windows; the second starts one step after the first ends.
+    start, end = datetime(2026, 10, 1, tzinfo=UTC), datetime(2026, 10, 3, tzinfo=UTC)
+    with local_server() as server:
+        server.route(PATH, Reply(EMPTY))
+        _client(server.url).query_range("DCGM_FI_PROF_SM_ACTIVE", start, end, 10)
+    forms = [_form(request.body) for request in server.requests]
+    bounds = [(int(form["start"]), int(form["end"])) for form in forms]
+    first, last = int(start.timestamp()), int(end.timestamp())
+    assert bounds == [(first, first + 10 * 10_999), (first + 10 * 11_000, last)]
+    assert all((stop - begin) // 10 + 1 <= 11_000 for begin, stop in bounds)
+    assert split_windows(start, start, 60) == [prometheus.Window(start, start)]
+
+
+def test_bearer_token_is_sent_but_never_in_errors_or_logs(caplog):
+    with local_server() as server:
+        server.route(PATH, Reply(b"upstream down " + TOKEN.encode(), status=503))
+        client = _client(server.url, max_attempts=2)
+        with caplog.at_level(logging.DEBUG), pytest.raises(PrometheusError) as error:
+            client.query_range(
+                "DCGM_FI_PROF_SM_ACTIVE", datetime(2026, 10, 5, tzinfo=UTC), datetime(2026, 10, 5, 1, tzinfo=UTC), 60
+            )
+    assert [request.headers["Authorization"] for request in server.requests] == [f"Bearer {TOKEN}"] * 2
+    assert TOKEN not in str(error.value)
+    assert TOKEN not in caplog.text
+
+
+def test_daily_load_fetches_stores_reparses_offline_and_skips_without_url(tmp_path: Path, monkeypatch):
+    home = FinopsHome(tmp_path / "home").ensure()
+    day = date(2026, 10, 5)
+    with local_server() as server, connect(home.warehouse) as con:
+        server.route(PATH, Reply(MATRIX))
+        monkeypatch.setenv(prometheus.BASE_URL_ENV, server.url)
+        monkeypatch.setenv(prometheus.TOKEN_ENV, TOKEN)
+        load = fetch_prometheus_days(
+            home, con, [day], offline=False, log=log, step_seconds=60, metrics=("DCGM_FI_PROF_SM_ACTIVE",)
+        )
+        assert load.outcome.status == "loaded" and load.days == [day]
+        # one window: the day's 1,440 points, 00:01 .. 24:00
+        assert _form(server.requests[0].body)["start"] == str(int(datetime(2026, 10, 5, 0, 1, tzinfo=UTC).timestamp()))
+        # the fixture's five samples all describe minutes of 5 October
+        assert load.rows == 5 and load.hosts == 2
+        stored = sorted(prometheus_payloads(home, day).iterdir())
+        assert len(stored) == 1 and gzip.decompress(stored[0].read_bytes()) == MATRIX
+        assert TOKEN.encode() not in stored[0].read_bytes()
+        # offline: the stored answer is re-parsed, no request, and being the same payload changes nothing
+        again = fetch_prometheus_days(home, con, [day], offline=True, log=log, step_seconds=60)
+        assert len(server.requests) == 1 and again.outcome.status == "duplicate"
+        # a fresh fetch of the day with fewer series replaces the day whole
+        server.route(PATH, Reply(EMPTY))
+        replaced = fetch_prometheus_days(
+            home, con, [day], offline=False, log=log, step_seconds=60, metrics=("DCGM_FI_PROF_SM_ACTIVE",)
+        )
+        assert replaced.outcome.replaced_rows == 5
+        assert con.execute(f"select count(*) from {PROMETHEUS_SAMPLES.name}").fetchone()[0] == 0
+        monkeypatch.delenv(prometheus.BASE_URL_ENV)
+        skipped = fetch_prometheus_days(home, con, [day], offline=False, log=log)
+        assert skipped.outcome is None and "set FINOPS_PROMETHEUS_URL" in skipped.skipped[0]
+        nothing = fetch_prometheus_days(home, con, [date(2026, 10, 6)], offline=True, log=log)
+        assert nothing.outcome is None and "no recorded query_range answers" in nothing.skipped[0]
+
+
+def test_asset_is_skipped_not_failed_without_a_url_and_loads_a_recorded_range_in_one_run(tmp_path: Path, monkeypatch):
+    home = FinopsHome(tmp_path / "home").ensure()
+    monkeypatch.setenv("FINOPS_HOME", str(home.root))
+    monkeypatch.delenv(prometheus.BASE_URL_ENV, raising=False)
+    monkeypatch.delenv("FINOPS_OFFLINE", raising=False)
+    resources = {"duckdb": DuckDBResource(database=str(home.warehouse))}
+    with dg.instance_for_test() as instance:
+        skipped = dg.materialize(
+            [prometheus_gpu_samples], partition_key="2026-10-05", resources=resources, instance=instance
+        )
+        assert skipped.success
+        assert skipped.get_asset_materialization_events() == []
+        # two recorded days, loaded offline in one single-run backfill over three partitions
+        for day in (date(2026, 10, 4), date(2026, 10, 5)):
+            folder = prometheus_payloads(home, day)
+            folder.mkdir(parents=True)
+            start = datetime(day.year, day.month, day.day, 0, 1, tzinfo=UTC)
+            end = start + timedelta(minutes=1439)  # 24:00
+            payload = prometheus.matrix_payload(
+                [({"UUID": "GPU-1", "Hostname": "n1"}, [(start.timestamp(), "0.5"), (end.timestamp(), "1")])]
+            )
+            (folder / payload_file_name("DCGM_FI_PROF_SM_ACTIVE", 60, start, end)).write_bytes(gzip.compress(payload))
+        monkeypatch.setenv("FINOPS_OFFLINE", "1")
+        loaded = dg.materialize(
+            [prometheus_gpu_samples],
+            resources=resources,
+            instance=instance,
+            tags={
+                "dagster/asset_partition_range_start": "2026-10-04",
+                "dagster/asset_partition_range_end": "2026-10-06",
+            },
+        )
+    assert loaded.success
+    metadata = loaded.get_asset_materialization_events()[0].step_materialization_data.materialization.metadata
+    assert metadata["days_loaded"].value == 2 and metadata["rows_loaded"].value == 4
+    assert "2026-10-06: offline, and no recorded" in metadata["days_skipped"].value[0]

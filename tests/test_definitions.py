@@ -23,6 +23,10 @@ def test_definitions_load_with_ingest_dbt_checks_and_schedule():
     staging = dg.AssetKey(["staging", "stg_focus__cost_and_usage"])
     assert dg.AssetKey(["raw", "focus_cost_and_usage"]) in graph.get(staging).parent_keys
     assert definitions.get_schedule_def("daily_refresh_schedule").cron_schedule == "0 6 * * *"
+    # The reporting models are assets of the marts group, downstream of the marts they rank.
+    opportunities = dg.AssetKey(["marts", "rpt_savings_opportunities"])
+    assert graph.get(opportunities).group_name == "marts"
+    assert dg.AssetKey(["marts", "fct_market_benchmark"]) in graph.get(opportunities).parent_keys
     check_names = {check.name for check in graph.asset_check_keys}
     assert "raw_matches_audited_deliveries" in check_names
 

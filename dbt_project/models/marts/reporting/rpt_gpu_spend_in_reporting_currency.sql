@@ -6,5 +6,5 @@
 select
     cast(max(reporting_currency) as varchar) as reporting_currency,
     cast(sum(effective_cost_reporting) as decimal(38, 12)) as effective_cost_reporting,
-    cast(sum(case when effective_cost_reporting is null then 1 else 0 end) as bigint) as rows_without_exchange_rate
+    cast(count(*) - count(effective_cost_reporting) as bigint) as rows_without_exchange_rate
 from {{ ref('fct_gpu_spend_daily') }}

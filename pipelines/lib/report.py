@@ -1,6 +1,8 @@
 """`gpu-finops report`: one self-contained HTML page of charts and tables that finance can open offline.
 
-The numbers come from the marts by SQL over a read-only connection; charts are Vega-Lite specs built with
+The numbers come from the marts over a read-only connection: every total, ratio, share and ranking is a dbt
+reporting model (`marts.rpt_*`, models/marts/reporting), which this module only selects, formats and draws, so
+the CLI summary and ad-hoc SQL read the same figures. Charts are Vega-Lite specs built with
 Altair and drawn by the Vega JavaScript that vl-convert bundles, inlined once in the page (no CDN, no
 network). Amounts stay Decimal: tables and tooltips show them formatted from the exact value, and only chart
 coordinates are floats. Every value from the warehouse is escaped (HTML text with `html.escape`, chart data

@@ -32,9 +32,9 @@ def build_docs(home: FinopsHome) -> Path:
     invocation = dbt_cli().cli(["docs", "generate", "--static"], raise_on_error=True)
     invocation.wait()
     index = home.docs / "index.html"
-    page = (invocation.target_path / "static_index.html").readtext(encoding="utf-8")
+    page = (invocation.target_path / "static_index.html").read_text(encoding="utf-8")
     with replaced_atomically(index) as (temporary,):
-        temporary.writetext(_bind_template_urls(page), encoding="utf-8")
+        temporary.write_text(_bind_template_urls(page), encoding="utf-8")
     return index
 
 

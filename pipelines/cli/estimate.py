@@ -12,13 +12,14 @@ from pipelines.lib.warehouse import connect
 
 def estimate_training(home: FinopsHome, args: argparse.Namespace) -> int:
     """The formula of fct_training_cost_estimates for one run; the price defaults to our own rate."""
-    from pipelines.lib.training_estimate import estimate_training, peak_bf16_tflops
+    from pipelines.lib.training_estimate import estimate_training as estimate_run
+    from pipelines.lib.training_estimate import peak_bf16_tflops
 
     gpu_model, peak = peak_bf16_tflops(args.gpu)
     price, price_source = args.price, "given"
     if price is None:
         price, price_source = _our_effective_rate(home, gpu_model)
-    estimate = estimate_training(
+    estimate = estimate_run(
         gpu_model=gpu_model,
         parameters=args.params,
         tokens=args.tokens,

@@ -22,10 +22,10 @@ from pipelines.cli.ingest import ingest as ingest_command
 from pipelines.cli.prices import prices_refresh as prices_refresh_command
 from pipelines.cli.report import report as report_command
 from pipelines.cli.sql import sql as sql_command
-from pipelines.lib import signals
-from pipelines.lib.billing_sources import SOURCES_BY_NAME
+from pipelines.lib.ingest.billing_sources import SOURCES_BY_NAME
+from pipelines.lib.operations import signals
 from pipelines.lib.settings import FinopsHome, finops_home
-from pipelines.lib.warehouse import WarehouseBusy
+from pipelines.lib.warehouse.warehouse import WarehouseBusy
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -46,7 +46,7 @@ def _stopped(home: FinopsHome, args: argparse.Namespace) -> int:
     """SIGTERM or Ctrl-C: free what this process's runs held, say in one line what was and was not done."""
     import dagster as dg
 
-    from pipelines.lib.recovery import free_own_runs
+    from pipelines.lib.operations.recovery import free_own_runs
 
     with dg.DagsterInstance.get() as instance:
         free_own_runs(instance)

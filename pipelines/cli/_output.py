@@ -6,7 +6,7 @@ from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
 
-from pipelines.lib.csv_safety import neutralise
+from pipelines.lib.reporting.csv_safety import neutralise
 
 
 def money(value: Decimal | float | int) -> str:

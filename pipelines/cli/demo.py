@@ -14,16 +14,16 @@ from pipelines.cli.prices import refresh_prices
 from pipelines.cli.report import write_report_file
 from pipelines.cli.runs import execute, print_deliveries
 from pipelines.cli.summary import print_summary
-from pipelines.lib import signals
-from pipelines.lib.recovery import cli_run_tags, prepare_instance
+from pipelines.lib.operations import signals
+from pipelines.lib.operations.recovery import cli_run_tags, prepare_instance
 from pipelines.lib.settings import FinopsHome
 
 
 def demo(home: FinopsHome, args: argparse.Namespace) -> int:
     import dagster as dg
 
-    from pipelines.lib.asset_selections import transform_selection
-    from pipelines.lib.landing import register
+    from pipelines.lib.ingest.landing import register
+    from pipelines.lib.transform.asset_selections import transform_selection
     from sources.synthetic.demo_organisation import demo_first_day, demo_last_day, write_demo_organisation
 
     with tempfile.TemporaryDirectory() as scratch:
@@ -55,8 +55,8 @@ def _demo_telemetry(home: FinopsHome, seed: int) -> bool:
     import dagster as dg
 
     from pipelines.definitions import defs
-    from pipelines.lib.landing import register
-    from pipelines.lib.telemetry import HOST_MAP_SOURCE, NVIDIA_SMI_SOURCE, prometheus_payloads
+    from pipelines.lib.ingest.landing import register
+    from pipelines.lib.ingest.telemetry import HOST_MAP_SOURCE, NVIDIA_SMI_SOURCE, prometheus_payloads
     from sources.synthetic.demo_organisation import DEFAULT_START_MONTH, demo_first_day, demo_last_day
     from sources.synthetic.demo_telemetry import write_demo_telemetry
 

@@ -8,7 +8,7 @@ import functools
 import http.server
 from pathlib import Path
 
-from pipelines.lib.atomic_files import replaced_atomically
+from pipelines.lib.reporting.atomic_files import replaced_atomically
 from pipelines.lib.settings import FinopsHome
 
 
@@ -26,7 +26,7 @@ def docs(home: FinopsHome, args: argparse.Namespace) -> int:
 
 def build_docs(home: FinopsHome) -> Path:
     """Generate dbt's static, self-contained docs page into FINOPS_HOME/docs/index.html."""
-    from pipelines.lib.dbt import dbt_cli, ensure_manifest
+    from pipelines.lib.transform.dbt import dbt_cli, ensure_manifest
 
     ensure_manifest()
     invocation = dbt_cli().cli(["docs", "generate", "--static"], raise_on_error=True)

@@ -7,13 +7,13 @@ from decimal import Decimal
 
 from pipelines.cli._output import money
 from pipelines.lib.settings import FinopsHome
-from pipelines.lib.warehouse import connect
+from pipelines.lib.warehouse.warehouse import connect
 
 
 def estimate_training(home: FinopsHome, args: argparse.Namespace) -> int:
     """The formula of fct_training_cost_estimates for one run; the price defaults to our own rate."""
-    from pipelines.lib.training_estimate import estimate_training as estimate_run
-    from pipelines.lib.training_estimate import peak_bf16_tflops
+    from pipelines.lib.reporting.training_estimate import estimate_training as estimate_run
+    from pipelines.lib.reporting.training_estimate import peak_bf16_tflops
 
     gpu_model, peak = peak_bf16_tflops(args.gpu)
     price, price_source = args.price, "given"

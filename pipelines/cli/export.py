@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import argparse
 
-from pipelines.lib import signals
+from pipelines.lib.operations import signals
 from pipelines.lib.settings import FinopsHome
 
 
 def export(home: FinopsHome, args: argparse.Namespace) -> int:
-    from pipelines.lib.focus_export import export_focus
+    from pipelines.lib.reporting.focus_export import export_focus
 
     signals.progress.start(f"FOCUS export to {args.directory} (files there are as they were)")
     written = export_focus(home.warehouse, args.directory)

@@ -5,15 +5,15 @@ from __future__ import annotations
 import argparse
 
 from pipelines.cli.runs import execute, print_deliveries
-from pipelines.lib import signals
-from pipelines.lib.billing_sources import SOURCES_BY_NAME
-from pipelines.lib.builds import owed_build
+from pipelines.lib.ingest.billing_sources import SOURCES_BY_NAME
+from pipelines.lib.operations import signals
 from pipelines.lib.settings import FinopsHome
+from pipelines.lib.transform.builds import owed_build
 
 
 def ingest(home: FinopsHome, args: argparse.Namespace) -> int:
-    from pipelines.lib.asset_selections import load_selection, transform_selection
-    from pipelines.lib.landing import register
+    from pipelines.lib.ingest.landing import register
+    from pipelines.lib.transform.asset_selections import load_selection, transform_selection
     from sources.detect import detect_source
 
     deliveries = []

@@ -8,9 +8,9 @@ import sys
 from datetime import UTC, date, datetime
 from typing import Any
 
-from pipelines.lib import signals
-from pipelines.lib.outages import console_to, failure_line, log_file
-from pipelines.lib.recovery import cli_run_tags, prepare_instance
+from pipelines.lib.operations import signals
+from pipelines.lib.operations.outages import console_to, failure_line, log_file
+from pipelines.lib.operations.recovery import cli_run_tags, prepare_instance
 from pipelines.lib.settings import FinopsHome, finops_home
 
 
@@ -31,7 +31,7 @@ def refresh_prices(first: date, last: date) -> bool:
     import dagster as dg
 
     from pipelines.definitions import defs
-    from pipelines.lib.price_feeds import PRICE_FEEDS
+    from pipelines.lib.prices.price_feeds import PRICE_FEEDS
 
     definitions = defs()
     job = definitions.resolve_implicit_global_asset_job_def()

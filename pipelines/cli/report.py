@@ -1,4 +1,4 @@
-"""`gpu-finops report`: the static HTML report (pipelines/lib/report.py draws it)."""
+"""`gpu-finops report`: the static HTML report (pipelines/lib/reporting/report.py draws it)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,6 @@ def report(home: FinopsHome, args: argparse.Namespace) -> int:
 
 def write_report_file(home: FinopsHome, output: Path | None) -> Path:
     """The static HTML report of the marts; opens offline in any browser."""
-    from pipelines.lib.report import REPORT_FILE, write_report
+    from pipelines.lib.reporting.report import REPORT_FILE, write_report
 
     return write_report(home.warehouse, output or home.reports / REPORT_FILE).path

@@ -7,8 +7,8 @@ from decimal import Decimal
 from typing import Any
 
 from pipelines.cli._output import money
-from pipelines.lib import signals
-from pipelines.lib.recovery import cli_run_tags, prepare_instance
+from pipelines.lib.operations import signals
+from pipelines.lib.operations.recovery import cli_run_tags, prepare_instance
 
 
 def execute(selection: Any, dbt_vars: dict[str, str] | None = None) -> tuple[list[dict[str, Any]], bool]:

@@ -9,7 +9,7 @@ import sys
 
 from pipelines.cli._output import csv_cell, json_value, table, text
 from pipelines.lib.settings import FinopsHome
-from pipelines.lib.warehouse import connect
+from pipelines.lib.warehouse.warehouse import connect
 
 
 def sql(home: FinopsHome, args: argparse.Namespace) -> int:

@@ -8,7 +8,7 @@ import shutil
 import subprocess
 import tempfile
 from collections import Counter, defaultdict
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -491,6 +491,104 @@ def test_demo_gpu_spend_equals_the_gpu_rows_of_all_spend(demo: tuple[Path, dict]
     )
     assert len(gpu) >= 6  # three months, two currencies at least
     assert gpu == all_spend
+
+
+def test_demo_reporting_models_match_the_ledger_and_ratios_recomputed_here(demo: tuple[Path, dict]):
+    """rpt_gpu_share_of_bill: GPU spend per currency is the generator's ledger total; the bill its whole effective
+    cost; share and cost per GPU-hour are those totals divided here with Decimal, rounded half up to 12 places.
+    rpt_gpu_cost_per_hour_by_provider: the same ratio per provider from fct_gpu_spend_daily's rows."""
+    home, expected = demo
+    twelve = Decimal("1E-12")
+    gpu: dict[str, Decimal] = defaultdict(Decimal)
+    for entry in expected["team_gpu_effective_cost"]:
+        gpu[entry["billing_currency"]] += Decimal(entry["effective_cost"])
+    bill: dict[str, Decimal] = defaultdict(Decimal)
+    for entry in expected["billing"]:
+        bill[entry["billing_currency"]] += Decimal(entry["effective_cost"])
+    hours = dict(query(home, "select billing_currency, sum(gpu_hours) from marts.fct_gpu_spend_daily group by all"))
+    found = {
+        row[0]: row[1:]
+        for row in query(
+            home,
+            "select billing_currency, bill_effective_cost, gpu_effective_cost, gpu_hours, cost_per_gpu_hour, "
+            "gpu_share_of_bill from marts.rpt_gpu_share_of_bill",
+        )
+    }
+    assert set(found) == set(bill) and set(gpu) <= set(bill)
+    for currency, (bill_cost, gpu_cost, gpu_hours, per_hour, share) in found.items():
+        assert bill_cost == bill[currency]
+        assert gpu_cost == gpu[currency]
+        assert gpu_hours == hours[currency]
+        assert per_hour == (gpu[currency] / hours[currency]).quantize(twelve, ROUND_HALF_UP)
+        assert share == (gpu[currency] / bill[currency]).quantize(twelve, ROUND_HALF_UP)
+        assert Decimal(0) < share < Decimal(1)
+    spend: dict[tuple, list[Decimal]] = defaultdict(lambda: [Decimal(0), Decimal(0)])
+    for provider, currency, cost, gpu_hours in query(
+        home, "select provider_name, billing_currency, effective_cost, gpu_hours from marts.fct_gpu_spend_daily"
+    ):
+        spend[(provider, currency)][0] += cost
+        spend[(provider, currency)][1] += gpu_hours
+    per_provider = {
+        (provider, currency): (cost, per_hour)
+        for provider, currency, cost, per_hour in query(
+            home,
+            "select provider_name, billing_currency, effective_cost, cost_per_gpu_hour "
+            "from marts.rpt_gpu_cost_per_hour_by_provider",
+        )
+    }
+    assert per_provider == {
+        key: (cost, (cost / gpu_hours).quantize(twelve, ROUND_HALF_UP) if gpu_hours else None)
+        for key, (cost, gpu_hours) in spend.items()
+    }
+
+
+def test_demo_savings_opportunities_are_ranked_as_recomputed_here(demo: tuple[Path, dict]):
+    """rpt_savings_opportunities against the four marts' rows summed and ranked here: per currency by amount
+    (largest first), then opportunity, then scope; only amounts above zero."""
+    home, _ = demo
+    sources = {
+        "Market overpay (vs median price)": (
+            "fct_market_benchmark",
+            "provider_name || ' · ' || gpu_model || ' · ' || pricing_category, reporting_currency, "
+            "savings_moving_to_median",
+        ),
+        "Forgone spot savings": (
+            "fct_spot_savings_monthly",
+            "provider_name || ' · ' || gpu_model, reporting_currency, forgone_savings_interruption_adjusted",
+        ),
+        "Idle GPU-hours": (
+            "fct_gpu_utilization_daily",
+            "provider_name || ' · ' || gpu_model || ' · team ' || coalesce(team, '(untagged)'), billing_currency, "
+            "idle_cost",
+        ),
+        "Unused commitment": (
+            "fct_commitment_coverage_monthly",
+            "provider_name || ' · ' || coalesce(commitment_discount_name, commitment_discount_id), billing_currency, "
+            "unused_commitment_cost",
+        ),
+    }
+    amounts: dict[tuple, Decimal] = defaultdict(Decimal)
+    for opportunity, (mart, columns) in sources.items():
+        where = " where commitment_discount_id is not null" if mart == "fct_commitment_coverage_monthly" else ""
+        for scope, currency, amount in query(home, f"select {columns} from marts.{mart}{where}"):
+            if amount is not None:
+                amounts[(currency, opportunity, scope, mart)] += amount
+    ranked: dict[str, list[tuple]] = defaultdict(list)
+    for (currency, opportunity, scope, mart), amount in sorted(
+        amounts.items(), key=lambda item: (-item[1], item[0][1], item[0][2] is None, item[0][2] or "")
+    ):
+        if amount > 0 and currency is not None:
+            ranked[currency].append((len(ranked[currency]) + 1, opportunity, scope, amount, mart))
+    found: dict[str, list[tuple]] = defaultdict(list)
+    for currency, *row in query(
+        home,
+        "select currency, opportunity_rank, opportunity, scope, amount, source_mart "
+        "from marts.rpt_savings_opportunities order by currency, opportunity_rank",
+    ):
+        found[currency].append(tuple(row))
+    assert {"EUR", "USD"} <= set(found)
+    assert len({row[1] for rows in found.values() for row in rows}) == 4, "every kind of opportunity appears"
+    assert dict(found) == dict(ranked)
 
 
 def test_demo_funnel_parts_add_up_to_the_gpu_spend(demo: tuple[Path, dict]):

@@ -1,6 +1,8 @@
 """`gpu-finops report`: one self-contained HTML page of charts and tables that finance can open offline.
 
-The numbers come from the marts by SQL over a read-only connection; charts are Vega-Lite specs built with
+The numbers come from the marts over a read-only connection: every total, ratio, share and ranking is a dbt
+reporting model (`marts.rpt_*`, models/marts/reporting), which this module only selects, formats and draws, so
+the CLI summary and ad-hoc SQL read the same figures. Charts are Vega-Lite specs built with
 Altair and drawn by the Vega JavaScript that vl-convert bundles, inlined once in the page (no CDN, no
 network). Amounts stay Decimal: tables and tooltips show them formatted from the exact value, and only chart
 coordinates are floats. Every value from the warehouse is escaped (HTML text with `html.escape`, chart data
@@ -101,67 +103,52 @@ def _gpu_spend(con: duckdb.DuckDBPyConnection) -> Section:
         "GPU share of the whole cloud bill."
     )
     base = Section(
-        "gpu-spend", "GPU spend over time, by provider and GPU model", how, ("fct_gpu_spend_daily", "fct_cost_daily")
+        "gpu-spend",
+        "GPU spend over time, by provider and GPU model",
+        how,
+        ("rpt_gpu_spend_weekly", "rpt_gpu_share_of_bill", "rpt_gpu_spend_in_reporting_currency"),
     )
-    if not _has_rows(con, "fct_gpu_spend_daily"):
+    if not all(_has_rows(con, mart) for mart in ("rpt_gpu_spend_weekly", "rpt_gpu_share_of_bill")):
         return _no_data(base)
-    currency = _reporting_currency(con, "fct_gpu_spend_daily")
-    by_provider = _query(
-        con,
-        """
-        select cast(date_trunc('week', charge_date) as date) as week, provider_name as series,
-               sum(effective_cost_reporting) as amount
-        from marts.fct_gpu_spend_daily group by all order by all
-        """,
-    )
-    by_model = _query(
-        con,
-        """
-        select cast(date_trunc('week', charge_date) as date) as week, gpu_model as series,
-               sum(effective_cost_reporting) as amount
-        from marts.fct_gpu_spend_daily group by all order by all
-        """,
-    )
+    currency = _reporting_currency(con, "rpt_gpu_spend_weekly")
     charts = [
-        _weekly_bars(rows, legend, currency) for rows, legend in ((by_provider, "Provider"), (by_model, "GPU model"))
+        _weekly_bars(
+            _query(
+                con,
+                """
+                select week_start as week, series, effective_cost_reporting as amount
+                from marts.rpt_gpu_spend_weekly where breakdown = ? order by week_start, series
+                """,
+                [breakdown],
+            ),
+            legend,
+            currency,
+        )
+        for breakdown, legend in (("provider", "Provider"), ("gpu_model", "GPU model"))
     ]
     chart = alt.vconcat(*charts).resolve_scale(color="independent").to_dict()
     totals = _query(
         con,
         """
-        with gpu as (
-            select billing_currency, sum(effective_cost) as gpu_cost, sum(billed_cost) as gpu_billed,
-                   sum(gpu_hours) as gpu_hours
-            from marts.fct_gpu_spend_daily group by billing_currency
-        ), bill as (
-            select billing_currency, sum(effective_cost) as bill_cost
-            from marts.fct_cost_daily group by billing_currency
-        )
-        select gpu.*, bill.bill_cost from gpu left join bill using (billing_currency) order by billing_currency
+        select * from marts.rpt_gpu_share_of_bill where gpu_effective_cost is not null order by billing_currency
         """,
     )
     rows = [
         [
             Cell(row["billing_currency"]),
-            _money_cell(row["gpu_cost"], row["billing_currency"]),
-            _money_cell(row["gpu_billed"], row["billing_currency"]),
+            _money_cell(row["gpu_effective_cost"], row["billing_currency"]),
+            _money_cell(row["gpu_billed_cost"], row["billing_currency"]),
             _number_cell(row["gpu_hours"], 1),
-            _money_cell(_ratio(row["gpu_cost"], row["gpu_hours"]), row["billing_currency"]),
-            Cell(_percent(_ratio(row["gpu_cost"], row["bill_cost"]))),
+            _money_cell(row["cost_per_gpu_hour"], row["billing_currency"]),
+            Cell(_percent(row["gpu_share_of_bill"])),
         ]
         for row in totals
     ]
-    reporting = _query(
-        con,
-        """
-        select sum(effective_cost_reporting) as amount,
-               count(*) filter (where effective_cost_reporting is null) as missing
-        from marts.fct_gpu_spend_daily
-        """,
-    )[0]
-    missing = f" ({reporting['missing']} rows without an exchange rate are left out)" if reporting["missing"] else ""
+    reporting = _query(con, "select * from marts.rpt_gpu_spend_in_reporting_currency")[0]
+    amount, missing_rows = reporting["effective_cost_reporting"], reporting["rows_without_exchange_rate"]
+    missing = f" ({missing_rows} rows without an exchange rate are left out)" if missing_rows else ""
     table = Table(
-        f"GPU spend per billing currency; all of it in {currency}: {_money(reporting['amount'], currency)}{missing}",
+        f"GPU spend per billing currency; all of it in {currency}: {_money(amount, currency)}{missing}",
         [
             "Billing currency",
             "GPU spend (effective)",
@@ -189,16 +176,16 @@ def _utilization(con: duckdb.DuckDBPyConnection) -> Section:
         "utilization",
         "Utilization funnel: provisioned → active → effective GPU-hours",
         how,
-        ("fct_gpu_utilization_daily",),
+        ("rpt_utilization_funnel", "rpt_utilization_cost"),
     )
-    if not _has_rows(con, "fct_gpu_utilization_daily"):
+    if not _has_rows(con, "fct_gpu_utilization_daily") or not _exists(con, "rpt_utilization_cost"):
         return _no_data(base)
     stages = _query(
         con,
         """
-        select sum(provisioned_gpu_hours) as provisioned, sum(telemetry_gpu_hours) as observed,
-               sum(active_gpu_hours) as active, sum(effective_gpu_hours) as effective
-        from marts.fct_gpu_utilization_daily
+        select provisioned_gpu_hours as provisioned, telemetry_gpu_hours as observed,
+               active_gpu_hours as active, effective_gpu_hours as effective
+        from marts.rpt_utilization_funnel
         """,
     )[0]
     funnel = [
@@ -226,12 +213,9 @@ def _utilization(con: duckdb.DuckDBPyConnection) -> Section:
     per_currency = _query(
         con,
         """
-        select billing_currency, sum(effective_cost) as spend, sum(active_cost) as active_cost,
-               sum(idle_cost) as idle_cost, sum(unobserved_cost) as unobserved_cost,
-               sum(unused_commitment_cost) as unused_commitment_cost,
-               sum(idle_gpu_hours) as idle_hours, sum(effective_gpu_hours) as effective_hours
-        from marts.fct_gpu_utilization_daily where billing_currency is not null
-        group by billing_currency order by billing_currency
+        select billing_currency, effective_cost as spend, active_cost, idle_cost, unobserved_cost,
+               unused_commitment_cost, idle_gpu_hours as idle_hours, cost_per_effective_gpu_hour
+        from marts.rpt_utilization_cost order by billing_currency
         """,
     )
     # Currencies are never added: each bar is one billing currency's spend, split into the parts that add up to it.
@@ -276,7 +260,7 @@ def _utilization(con: duckdb.DuckDBPyConnection) -> Section:
             _number_cell(row["idle_hours"], 1),
             _money_cell(row["unobserved_cost"], row["billing_currency"]),
             _money_cell(row["unused_commitment_cost"], row["billing_currency"]),
-            _money_cell(_ratio(row["spend"], row["effective_hours"]), row["billing_currency"]),
+            _money_cell(row["cost_per_effective_gpu_hour"], row["billing_currency"]),
         ]
         for row in per_currency
     ]
@@ -304,16 +288,16 @@ def _spot_savings(con: duckdb.DuckDBPyConnection) -> Section:
         "interruption-adjusted figure takes off the work lost to reclaims (checkpoint model, Spot Advisor band). "
         "Bars are per billing month in the reporting currency."
     )
-    base = Section("spot-savings", "Spot savings: realized and forgone", how, ("fct_spot_savings_monthly",))
-    if not _has_rows(con, "fct_spot_savings_monthly"):
+    base = Section("spot-savings", "Spot savings: realized and forgone", how, ("rpt_spot_savings_monthly",))
+    if not _has_rows(con, "rpt_spot_savings_monthly"):
         return _no_data(base)
-    currency = _reporting_currency(con, "fct_spot_savings_monthly")
+    currency = _reporting_currency(con, "rpt_spot_savings_monthly")
     months = _query(
         con,
         """
-        select cast(billing_period_start as date) as month, sum(realized_savings) as realized,
-               sum(forgone_savings) as forgone, sum(forgone_savings_interruption_adjusted) as adjusted
-        from marts.fct_spot_savings_monthly group by all order by all
+        select billing_month as month, realized_savings as realized, forgone_savings as forgone,
+               forgone_savings_interruption_adjusted as adjusted
+        from marts.rpt_spot_savings_monthly order by billing_month
         """,
     )
     kinds = (
@@ -367,36 +351,21 @@ def _market(con: duckdb.DuckDBPyConnection) -> Section:
         "median line mean we pay more than the typical market price. All prices in the reporting currency."
     )
     base = Section(
-        "market", "Market price index and our effective rate", how, ("fct_gpu_price_index", "fct_market_benchmark")
+        "market", "Market price index and our effective rate", how, ("rpt_market_rate_daily", "rpt_market_rate_by_gpu")
     )
-    if not (_has_rows(con, "fct_gpu_price_index") and _has_rows(con, "fct_market_benchmark")):
+    if not (_has_rows(con, "rpt_market_rate_daily") and _has_rows(con, "rpt_market_rate_by_gpu")):
         return _no_data(base)
-    currency = _reporting_currency(con, "fct_market_benchmark")
-    ours = _query(
+    currency = _reporting_currency(con, "rpt_market_rate_by_gpu")
+    daily = _query(
         con,
         """
-        with top as (
-            select gpu_model from marts.fct_market_benchmark where gpu_hours > 0
-            group by gpu_model order by sum(gpu_hours) desc, gpu_model limit 4
-        )
-        select charge_date as day, gpu_model, sum(effective_cost_reporting) as cost, sum(gpu_hours) as hours
-        from marts.fct_market_benchmark inner join top using (gpu_model)
-        where gpu_hours > 0 and effective_cost_reporting is not null
-        group by all order by all
+        select rate_date as day, gpu_model, effective_rate_per_gpu_hour as ours,
+               market_cheapest_per_gpu_hour as cheapest, market_median_per_gpu_hour as median
+        from marts.rpt_market_rate_daily order by rate_date, gpu_model
         """,
     )
-    models = sorted({row["gpu_model"] for row in ours})
-    market = _query(
-        con,
-        """
-        select price_date as day, gpu_model, min(min_price_per_gpu_hour_reporting) as cheapest,
-               median(median_price_per_gpu_hour_reporting) as median
-        from marts.fct_gpu_price_index
-        where pricing_model = 'on_demand' and gpu_model in (select unnest(?))
-        group by all order by all
-        """,
-        [models],
-    )
+    ours = [row for row in daily if row["ours"] is not None]
+    market = [row for row in daily if row["cheapest"] is not None or row["median"] is not None]
     if not ours or not market:
         return _no_data(base)
     values = [
@@ -416,8 +385,8 @@ def _market(con: duckdb.DuckDBPyConnection) -> Section:
             "day": row["day"].isoformat(),
             "gpu_model": row["gpu_model"],
             "series": "our effective rate",
-            "price": _float(row["cost"] / row["hours"]),
-            "text": _money(row["cost"] / row["hours"], currency, places=4),
+            "price": _float(row["ours"]),
+            "text": _money(row["ours"], currency, places=4),
         }
         for row in ours
     ]
@@ -457,10 +426,9 @@ def _market(con: duckdb.DuckDBPyConnection) -> Section:
     benchmark = _query(
         con,
         """
-        select gpu_model, pricing_category, sum(gpu_hours) as hours, sum(effective_cost_reporting) as cost,
-               sum(savings_moving_to_median) as to_median, sum(savings_moving_to_cheapest) as to_cheapest
-        from marts.fct_market_benchmark where gpu_hours > 0
-        group by all order by cost desc nulls last
+        select gpu_model, pricing_category, gpu_hours as hours, effective_rate_per_gpu_hour as rate,
+               savings_moving_to_median as to_median, savings_moving_to_cheapest as to_cheapest
+        from marts.rpt_market_rate_by_gpu order by effective_cost_reporting desc nulls last, gpu_model, pricing_category
         """,
     )
     rows = [
@@ -468,7 +436,7 @@ def _market(con: duckdb.DuckDBPyConnection) -> Section:
             Cell(row["gpu_model"]),
             Cell(row["pricing_category"]),
             _number_cell(row["hours"], 1),
-            _money_cell(_ratio(row["cost"], row["hours"]), currency, places=4),
+            _money_cell(row["rate"], currency, places=4),
             _money_cell(row["to_median"], currency),
             _money_cell(row["to_cheapest"], currency),
         ]
@@ -599,41 +567,6 @@ def _buy_vs_rent(con: duckdb.DuckDBPyConnection) -> Section:
     return Section(base.key, base.title, base.how_to_read, base.marts, chart, tuple(tables))
 
 
-OPPORTUNITIES_SQL = """
-with market as (
-    select 'Market overpay (vs median price)' as opportunity, 'fct_market_benchmark' as mart,
-           provider_name || ' · ' || gpu_model || ' · ' || pricing_category as scope,
-           reporting_currency as currency, sum(savings_moving_to_median) as amount
-    from marts.fct_market_benchmark group by all
-), spot as (
-    select 'Forgone spot savings', 'fct_spot_savings_monthly',
-           provider_name || ' · ' || gpu_model, reporting_currency, sum(forgone_savings_interruption_adjusted)
-    from marts.fct_spot_savings_monthly group by all
-), idle as (
-    select 'Idle GPU-hours', 'fct_gpu_utilization_daily',
-           provider_name || ' · ' || gpu_model || ' · team ' || coalesce(team, '(untagged)'), billing_currency,
-           sum(idle_cost)
-    from marts.fct_gpu_utilization_daily group by all
-), unused as (
-    select 'Unused commitment', 'fct_commitment_coverage_monthly',
-           provider_name || ' · ' || coalesce(commitment_discount_name, commitment_discount_id),
-           billing_currency, sum(unused_commitment_cost)
-    from marts.fct_commitment_coverage_monthly where commitment_discount_id is not null group by all
-)
-select * from (
-    select * from market union all select * from spot union all select * from idle union all select * from unused
-) where amount > 0 and currency is not null
-order by currency, amount desc, opportunity, scope
-"""
-
-OPPORTUNITY_MARTS = (
-    "fct_market_benchmark",
-    "fct_spot_savings_monthly",
-    "fct_gpu_utilization_daily",
-    "fct_commitment_coverage_monthly",
-)
-
-
 def _opportunities(con: duckdb.DuckDBPyConnection) -> Section:
     how = (
         "The largest amounts we could have saved over the whole history in the warehouse, ranked within each "
@@ -643,27 +576,25 @@ def _opportunities(con: duckdb.DuckDBPyConnection) -> Section:
         "the mart each figure comes from; they overlap (an idle on-demand hour also counts as forgone spot "
         "savings), so do not add them up."
     )
-    base = Section("opportunities", "Largest savings opportunities", how, OPPORTUNITY_MARTS)
-    if not all(_exists(con, mart) for mart in OPPORTUNITY_MARTS):
+    base = Section("opportunities", "Largest savings opportunities", how, ("rpt_savings_opportunities",))
+    if not _has_rows(con, "rpt_savings_opportunities"):
         return _no_data(base)
-    found = _query(con, OPPORTUNITIES_SQL)
-    if not found:
-        return _no_data(base)
-    ranked: list[list[Cell]] = []
-    rank: dict[str, int] = {}
-    for row in found:
-        rank[row["currency"]] = rank.get(row["currency"], 0) + 1
-        if rank[row["currency"]] > 15:
-            continue
-        ranked.append(
-            [
-                Cell(str(rank[row["currency"]])),
-                Cell(row["opportunity"]),
-                Cell(row["scope"] or "-"),
-                _money_cell(row["amount"], row["currency"]),
-                Cell(row["mart"]),
-            ]
+    ranked = [
+        [
+            Cell(str(row["opportunity_rank"])),
+            Cell(row["opportunity"]),
+            Cell(row["scope"] or "-"),
+            _money_cell(row["amount"], row["currency"]),
+            Cell(row["source_mart"]),
+        ]
+        for row in _query(
+            con,
+            """
+            select * from marts.rpt_savings_opportunities where opportunity_rank <= 15
+            order by currency, opportunity_rank
+            """,
         )
+    ]
     table = Table(
         "Top 15 per currency", ["Rank", "Opportunity", "Where (provider · GPU · …)", "Amount", "From mart"], ranked
     )
@@ -800,12 +731,6 @@ def _no_data(section: Section) -> Section:
 def _float(value: Decimal | None) -> float | None:
     """Chart coordinates only: amounts shown as text keep their exact decimal value."""
     return None if value is None else float(value)
-
-
-def _ratio(numerator: Decimal | None, denominator: Decimal | None) -> Decimal | None:
-    if numerator is None or not denominator:
-        return None
-    return numerator / denominator
 
 
 def _money(value: Decimal | None, currency: str, places: int = 2) -> str:

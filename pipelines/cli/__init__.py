@@ -1,0 +1,147 @@
+"""`gpu-finops`: the command line for people who run and read the warehouse.
+
+Materializations run in-process through Dagster, against the instance in FINOPS_HOME/dagster,
+so a CLI run shows up in the Dagster UI like a scheduled one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from datetime import date
+from decimal import Decimal
+from pathlib import Path
+
+from pipelines.cli.demo import demo as demo_command
+from pipelines.cli.docs import docs as docs_command
+from pipelines.cli.estimate import estimate_training as estimate_training_command
+from pipelines.cli.export import export as export_command
+from pipelines.cli.generate import generate as generate_command
+from pipelines.cli.ingest import ingest as ingest_command
+from pipelines.cli.prices import prices_refresh as prices_refresh_command
+from pipelines.cli.report import report as report_command
+from pipelines.cli.sql import sql as sql_command
+from pipelines.lib.ingest.billing_sources import SOURCES_BY_NAME
+from pipelines.lib.operations import signals
+from pipelines.lib.settings import FinopsHome, finops_home
+from pipelines.lib.warehouse.warehouse import WarehouseBusy
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    home = finops_home().ensure()
+    try:
+        with signals.handled():
+            return args.handler(home, args)
+    except (FileNotFoundError, ValueError, WarehouseBusy) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return _stopped(home, args)
+
+
+def _stopped(home: FinopsHome, args: argparse.Namespace) -> int:
+    """SIGTERM or Ctrl-C: free what this process's runs held, say in one line what was and was not done."""
+    import dagster as dg
+
+    from pipelines.lib.operations.recovery import free_own_runs
+
+    with dg.DagsterInstance.get() as instance:
+        free_own_runs(instance)
+    # The handler's name is the command: prices_refresh → "prices refresh".
+    command = args.handler.__name__.strip("_").replace("_", " ")
+    print(f"gpu-finops {command} stopped by {signals.signal_name()}: {signals.progress.summary()}", file=sys.stderr)
+    return signals.exit_code()
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="gpu-finops", description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(required=True, metavar="COMMAND")
+
+    demo = commands.add_parser("demo", help="generate sample data, load it, build the docs, print a summary")
+    demo.add_argument("--seed", type=int, default=42, help="sample data seed (default 42)")
+    demo.set_defaults(handler=demo_command)
+
+    ingest = commands.add_parser(
+        "ingest", help="load billing files or folders, then rebuild what depends on them (once, if anything is new)"
+    )
+    ingest.add_argument("paths", type=Path, nargs="+", metavar="PATH")
+    ingest.add_argument(
+        "--source",
+        choices=sorted(SOURCES_BY_NAME),
+        help="the export format of every PATH (default: recognised from each file's header or folder's manifest)",
+    )
+    ingest.add_argument("--rebuild", action="store_true", help="rebuild the models even when nothing new was loaded")
+    ingest.set_defaults(handler=ingest_command)
+
+    sql = commands.add_parser("sql", help="run a read-only SQL query against the warehouse")
+    sql.add_argument("query")
+    sql.add_argument("--format", choices=("table", "csv", "json"), default="table")
+    sql.set_defaults(handler=sql_command)
+
+    docs = commands.add_parser("docs", help="build the dbt docs site into FINOPS_HOME/docs")
+    docs.add_argument("--serve", action="store_true", help="then serve it on http://localhost:PORT")
+    docs.add_argument("--port", type=int, default=8080)
+    docs.set_defaults(handler=docs_command)
+
+    report = commands.add_parser("report", help="write the static HTML report (charts and tables) from the marts")
+    report.add_argument(
+        "--output", type=Path, default=None, help="the HTML file (default FINOPS_HOME/report/gpu-finops-report.html)"
+    )
+    report.set_defaults(handler=report_command)
+
+    prices = commands.add_parser("prices", help="market GPU prices and exchange rates")
+    price_commands = prices.add_subparsers(required=True, metavar="ACTION")
+    refresh = price_commands.add_parser("refresh", help="fetch a day's (or a range's) prices and rates")
+    refresh.add_argument("--offline", action="store_true", help="read the bundled snapshots, no network")
+    refresh.add_argument(
+        "--date",
+        type=date.fromisoformat,
+        default=None,
+        help="the (last) day to refresh, YYYY-MM-DD (default: today, UTC)",
+    )
+    refresh.add_argument(
+        "--from",
+        dest="first_day",
+        type=date.fromisoformat,
+        default=None,
+        help="refresh every day from this one through --date, in one run",
+    )
+    refresh.set_defaults(handler=prices_refresh_command)
+
+    estimate = commands.add_parser("estimate", help="one-off finance estimates")
+    estimate_commands = estimate.add_subparsers(required=True, metavar="WHAT")
+    training = estimate_commands.add_parser(
+        "training", help="GPU-hours and cost of a training run: FLOPs = 6 × parameters × tokens"
+    )
+    training.add_argument("--params", type=float, required=True, help="model parameters N, e.g. 7e9")
+    training.add_argument("--tokens", type=float, required=True, help="training tokens T, e.g. 1e12")
+    training.add_argument("--gpu", required=True, help="GPU model as in seed gpu_specs, e.g. H100")
+    training.add_argument("--mfu", type=Decimal, default=Decimal("0.4"), help="model FLOPs utilization (default 0.4)")
+    training.add_argument(
+        "--price",
+        type=Decimal,
+        default=None,
+        help="price per GPU-hour (default: our effective rate for the GPU from the warehouse, when it has one)",
+    )
+    training.add_argument(
+        "--overhead", type=Decimal, default=Decimal("0.3"), help="share added for restarts and evaluation (default 0.3)"
+    )
+    training.add_argument("--gpus", type=int, default=None, help="GPUs used at once, for the wall-clock days")
+    training.set_defaults(handler=estimate_training_command)
+
+    generate = commands.add_parser(
+        "generate", help="write N billing line items per format (CUR 2.0, FOCUS, Azure) for benchmarks"
+    )
+    from sources.synthetic.scale import add_arguments as add_generate_arguments
+
+    add_generate_arguments(generate)
+    generate.set_defaults(handler=generate_command)
+
+    export = commands.add_parser("export", help="write warehouse data in an open format")
+    export.add_argument("format", choices=("focus",))
+    export.add_argument("directory", type=Path)
+    export.set_defaults(handler=export_command)
+    return parser

@@ -1,0 +1,50 @@
+"""`gpu-finops docs`: the dbt docs site as one static page, optionally served."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import functools
+import http.server
+from pathlib import Path
+
+from pipelines.lib.reporting.atomic_files import replaced_atomically
+from pipelines.lib.settings import FinopsHome
+
+
+def docs(home: FinopsHome, args: argparse.Namespace) -> int:
+    index = build_docs(home)
+    print(f"Docs site: {index}")
+    if args.serve:
+        handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(home.docs))
+        with http.server.ThreadingHTTPServer(("127.0.0.1", args.port), handler) as server:
+            print(f"Serving on http://127.0.0.1:{args.port}/ (Ctrl-C to stop)")
+            with contextlib.suppress(KeyboardInterrupt):
+                server.serve_forever()
+    return 0
+
+
+def build_docs(home: FinopsHome) -> Path:
+    """Generate dbt's static, self-contained docs page into FINOPS_HOME/docs/index.html."""
+    from pipelines.lib.transform.dbt import dbt_cli, ensure_manifest
+
+    ensure_manifest()
+    invocation = dbt_cli().cli(["docs", "generate", "--static"], raise_on_error=True)
+    invocation.wait()
+    index = home.docs / "index.html"
+    page = (invocation.target_path / "static_index.html").read_text(encoding="utf-8")
+    with replaced_atomically(index) as (temporary,):
+        temporary.write_text(_bind_template_urls(page), encoding="utf-8")
+    return index
+
+
+def _bind_template_urls(page: str) -> str:
+    """dbt-docs' templates put `{{ … }}` straight into URL attributes (menu icons, the logo), so the browser
+    fetches the literal text before AngularJS fills it in: a console error per icon, and from file:// an
+    'unsafe attempt to load URL' each. AngularJS's ng-attr-/ng-src set those attributes once they are bound.
+    The favicon link is an unbuilt `${require(…)}` placeholder: it becomes an empty inline icon."""
+    return (
+        page.replace('<use xlink:href="{{', '<use ng-attr-xlink:href="{{')
+        .replace('src="{{ logo }}"', 'ng-src="{{ logo }}"')
+        .replace("href=\"${require('./assets/favicons/favicon.ico')}\"", 'href="data:,"')
+    )

@@ -15,7 +15,6 @@ import pyarrow.parquet as pq
 import pytest
 
 from pipelines.cli import main
-from pipelines.lib.focus_validator import validate_focus_file
 from pipelines.lib.ingest.billing_sources import SOURCES_BY_NAME
 from sources.synthetic.demo_common import group_of
 from sources.synthetic.demo_organisation import write_demo_organisation
@@ -23,6 +22,7 @@ from sources.synthetic.demo_telemetry import write_demo_telemetry
 from tests.support import FIXTURES_ROOT
 from tests.support.browser import open_page
 from tests.support.focus_fixtures import BASE_ROW, focus_rows, write_csv
+from tests.support.focus_validator import validate_focus_file
 from tests.support.warehouse_helpers import query as warehouse_query
 from tests.support.warehouse_helpers import table_fingerprint
 

@@ -21,11 +21,11 @@ import pyarrow.parquet as pq
 import pytest
 
 from pipelines.cli import main
-from pipelines.lib.focus_validator import ACCEPTED_GAPS, KNOWN_RULE_DEFECTS, SUPPORTED_CRITERIA, validate_focus_file
 from pipelines.lib.reporting.focus_export import export_focus
 from sources.synthetic.focus_samples import EXPECTED_TOTALS_FILE, write_focus_samples
 from tests.support import FIXTURES_ROOT
 from tests.support.focus_fixtures import focus_rows, write_csv
+from tests.support.focus_validator import ACCEPTED_GAPS, KNOWN_RULE_DEFECTS, SUPPORTED_CRITERIA, validate_focus_file
 
 HYPERLINK = '=HYPERLINK("http://x")'
 
@@ -239,7 +239,7 @@ def test_csv_prefixes_formula_text_but_not_numbers(tmp_path: Path):
 
 
 def test_report_waives_only_listed_rules_and_composites_failing_through_them(tmp_path: Path):
-    from pipelines.lib.focus_validator import _report, _statuses
+    from tests.support.focus_validator import _report, _statuses
 
     xml = tmp_path / "report.xml"
     xml.write_text(
@@ -273,7 +273,7 @@ def test_report_waives_only_listed_rules_and_composites_failing_through_them(tmp
 
 
 def test_csv_string_columns_read_as_numbers_are_waived_only_when_every_value_is_a_number(tmp_path: Path):
-    from pipelines.lib.focus_validator import _csv_inference_waivers
+    from tests.support.focus_validator import _csv_inference_waivers
 
     data = tmp_path / "export.csv"
     data.write_text('"InvoiceId","BillingAccountId","SkuId"\n"6710398783","ab-1","12"\n,"811122233344","x"\n')

@@ -39,7 +39,7 @@ def gpu_finops_dbt_models(
 ):
     """Staging, intermediate and mart models with their tests, built in one `dbt build`."""
     # Unit tests check the SQL against fixed cases, not the data: dbt recommends leaving them out of production
-    # builds. The test suite runs every one of them (tests/test_dbt_unit_tests.py).
+    # builds. The test suite runs every one of them (tests/dbt/test_dbt_unit_tests.py).
     args = ["build", "--exclude-resource-type", "unit_test"]
     if config.vars:
         args += ["--vars", json.dumps(config.vars, sort_keys=True)]

@@ -31,7 +31,7 @@ def unit_tests_in_yaml() -> set[str]:
 def test_every_dbt_unit_test_passes(tmp_path: Path):
     declared = unit_tests_in_yaml()
     assert declared >= FINANCE_UNIT_TESTS  # the finance reference cases among them
-    assert "stg_gcp__billing_export_one_id_per_commitment" in declared
+    assert "int_gcp__billing_cost_lines_one_id_per_commitment" in declared
     result = dbt_on_empty_warehouse(tmp_path, "build", "--exclude", "test_type:data")
     assert result.returncode == 0, result.stdout[-4000:]
     passed = set(re.findall(r"PASS [a-z0-9_]+::([a-z0-9_]+) ", result.stdout))

@@ -452,11 +452,11 @@ def test_a_new_delivery_restates_only_the_invoice_months_it_carries(home: Finops
     assert by_period == [("202405", Decimal(100), 1), ("202411", Decimal("0.56"), 1), ("202412", Decimal(0), 2)]
 
 
-# --- dbt: the staging model's golden cases ------------------------------------------------------
+# --- dbt: the cost line model's golden cases -----------------------------------------------------
 
 
-def test_staging_unit_tests_pass(tmp_path: Path):
-    """The YAML unit tests of stg_gcp__billing_export on a real DuckDB: FOCUS rules, commitment amortization,
+def test_cost_line_unit_tests_pass(tmp_path: Path):
+    """The YAML unit tests of int_gcp__billing_cost_lines on a real DuckDB: FOCUS rules, commitment amortization,
     and one CommitmentDiscountId for a commitment's fee and the usage it covered."""
     result = dbt_on_empty_warehouse(
         tmp_path,
@@ -464,12 +464,13 @@ def test_staging_unit_tests_pass(tmp_path: Path):
         "--select",
         "gpu_sku_descriptions",
         "stg_gcp__billing_export",
+        "int_gcp__billing_cost_lines",
         "--exclude",
         "test_type:data",
     )
     assert result.returncode == 0, result.stdout[-3000:]
-    assert "PASS=5" in result.stdout  # the seed, three unit tests, the model
-    assert "stg_gcp__billing_export_one_id_per_commitment" in result.stdout
+    assert "PASS=6" in result.stdout  # the seed, the staging model, three unit tests, the cost line model
+    assert "int_gcp__billing_cost_lines_one_id_per_commitment" in result.stdout
 
 
 # --- The whole pipeline ----------------------------------------------------------------------------

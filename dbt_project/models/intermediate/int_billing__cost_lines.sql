@@ -3,9 +3,9 @@
     plus the 1.3 additions, with GPU model, GPU count and GPU-hours resolved in one place.
 
     Adding a billing source: a staging model that selects, renames and types what the source has;
-    where FOCUS needs more (joins, amortization, combining exports), an intermediate model that returns
-    the FOCUS columns it can fill (macro focus_columns) and `staging_project_columns`
-    below; then one entry in `cost_line_sources`. Columns a source lacks become typed nulls.
+    where FOCUS needs more (joins, amortization, combining exports), an intermediate model returning
+    the FOCUS columns it can fill (macro focus_columns) and `staging_project_columns` below; then one
+    entry in `cost_line_sources`. Columns a source lacks become nulls of their type.
 
     Incremental by billing period: a load replaces whole billing periods in raw, so a run rebuilds
     only the (x_source, BillingPeriodStart) keys whose lines changed, i.e. whose set of

@@ -14,11 +14,11 @@ import logging
 import sys
 from pathlib import Path
 
-from pipelines.lib.billing_sources import SOURCES_BY_NAME
-from pipelines.lib.ingest import ingest_landing_zone
-from pipelines.lib.raw_schema import ensure_raw_tables
+from pipelines.lib.ingest.billing_sources import SOURCES_BY_NAME
+from pipelines.lib.ingest.ingest import ingest_landing_zone
 from pipelines.lib.settings import FinopsHome
-from pipelines.lib.warehouse import MONEY_SQL_TYPE, audit_mismatches, connect, quote_identifier
+from pipelines.lib.warehouse.raw_schema import ensure_raw_tables
+from pipelines.lib.warehouse.warehouse import MONEY_SQL_TYPE, audit_mismatches, connect, quote_identifier
 from sources.aws.columns import JSON_COLUMNS, PINNED_COLUMNS
 from sources.focus.columns import Kind
 

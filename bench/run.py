@@ -33,7 +33,7 @@ from datetime import UTC, date, datetime, timedelta
 from importlib.metadata import version
 from pathlib import Path
 
-from pipelines.lib.landing import register
+from pipelines.lib.ingest.landing import register
 from pipelines.lib.settings import DBT_PROJECT_DIR, PROJECT_ROOT, FinopsHome
 from sources.synthetic import scale
 from sources.synthetic.scale import Written

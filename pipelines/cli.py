@@ -22,15 +22,15 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from pipelines.lib import signals
-from pipelines.lib.atomic_files import replaced_atomically
-from pipelines.lib.billing_sources import SOURCES_BY_NAME
-from pipelines.lib.builds import owed_build
-from pipelines.lib.csv_safety import neutralise
-from pipelines.lib.outages import console_to, failure_line, log_file
-from pipelines.lib.recovery import cli_run_tags, prepare_instance
+from pipelines.lib.ingest.billing_sources import SOURCES_BY_NAME
+from pipelines.lib.operations import signals
+from pipelines.lib.operations.outages import console_to, failure_line, log_file
+from pipelines.lib.operations.recovery import cli_run_tags, prepare_instance
+from pipelines.lib.reporting.atomic_files import replaced_atomically
+from pipelines.lib.reporting.csv_safety import neutralise
 from pipelines.lib.settings import FinopsHome, finops_home
-from pipelines.lib.warehouse import WarehouseBusy, connect
+from pipelines.lib.transform.builds import owed_build
+from pipelines.lib.warehouse.warehouse import WarehouseBusy, connect
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -51,7 +51,7 @@ def _stopped(home: FinopsHome, args: argparse.Namespace) -> int:
     """SIGTERM or Ctrl-C: free what this process's runs held, say in one line what was and was not done."""
     import dagster as dg
 
-    from pipelines.lib.recovery import free_own_runs
+    from pipelines.lib.operations.recovery import free_own_runs
 
     with dg.DagsterInstance.get() as instance:
         free_own_runs(instance)
@@ -154,8 +154,8 @@ def _parser() -> argparse.ArgumentParser:
 def _demo(home: FinopsHome, args: argparse.Namespace) -> int:
     import dagster as dg
 
-    from pipelines.lib.asset_selections import transform_selection
-    from pipelines.lib.landing import register
+    from pipelines.lib.ingest.landing import register
+    from pipelines.lib.transform.asset_selections import transform_selection
     from sources.synthetic.demo_organisation import demo_first_day, demo_last_day, write_demo_organisation
 
     with tempfile.TemporaryDirectory() as scratch:
@@ -190,8 +190,8 @@ def _generate(home: FinopsHome, args: argparse.Namespace) -> int:
 
 
 def _ingest(home: FinopsHome, args: argparse.Namespace) -> int:
-    from pipelines.lib.asset_selections import load_selection, transform_selection
-    from pipelines.lib.landing import register
+    from pipelines.lib.ingest.landing import register
+    from pipelines.lib.transform.asset_selections import load_selection, transform_selection
     from sources.detect import detect_source
 
     deliveries = []
@@ -289,7 +289,7 @@ def _refresh_prices(first: date, last: date) -> bool:
     import dagster as dg
 
     from pipelines.definitions import defs
-    from pipelines.lib.price_feeds import PRICE_FEEDS
+    from pipelines.lib.prices.price_feeds import PRICE_FEEDS
 
     definitions = defs()
     job = definitions.resolve_implicit_global_asset_job_def()
@@ -346,8 +346,8 @@ def _demo_telemetry(home: FinopsHome, seed: int) -> bool:
     import dagster as dg
 
     from pipelines.definitions import defs
-    from pipelines.lib.landing import register
-    from pipelines.lib.telemetry import HOST_MAP_SOURCE, NVIDIA_SMI_SOURCE, prometheus_payloads
+    from pipelines.lib.ingest.landing import register
+    from pipelines.lib.ingest.telemetry import HOST_MAP_SOURCE, NVIDIA_SMI_SOURCE, prometheus_payloads
     from sources.synthetic.demo_organisation import DEFAULT_START_MONTH, demo_first_day, demo_last_day
     from sources.synthetic.demo_telemetry import write_demo_telemetry
 
@@ -388,7 +388,7 @@ def _demo_telemetry(home: FinopsHome, seed: int) -> bool:
 
 def _estimate_training(home: FinopsHome, args: argparse.Namespace) -> int:
     """The formula of fct_training_cost_estimates for one run; the price defaults to our own rate."""
-    from pipelines.lib.training_estimate import estimate_training, peak_bf16_tflops
+    from pipelines.lib.reporting.training_estimate import estimate_training, peak_bf16_tflops
 
     gpu_model, peak = peak_bf16_tflops(args.gpu)
     price, price_source = args.price, "given"
@@ -586,14 +586,14 @@ def _report(home: FinopsHome, args: argparse.Namespace) -> int:
 
 def _write_report(home: FinopsHome, output: Path | None) -> Path:
     """The static HTML report of the marts; opens offline in any browser."""
-    from pipelines.lib.report import REPORT_FILE, write_report
+    from pipelines.lib.reporting.report import REPORT_FILE, write_report
 
     return write_report(home.warehouse, output or home.reports / REPORT_FILE).path
 
 
 def _build_docs(home: FinopsHome) -> Path:
     """Generate dbt's static, self-contained docs page into FINOPS_HOME/docs/index.html."""
-    from pipelines.lib.dbt import dbt_cli, ensure_manifest
+    from pipelines.lib.transform.dbt import dbt_cli, ensure_manifest
 
     ensure_manifest()
     invocation = dbt_cli().cli(["docs", "generate", "--static"], raise_on_error=True)
@@ -618,7 +618,7 @@ def _bind_template_urls(page: str) -> str:
 
 
 def _export(home: FinopsHome, args: argparse.Namespace) -> int:
-    from pipelines.lib.focus_export import export_focus
+    from pipelines.lib.reporting.focus_export import export_focus
 
     signals.progress.start(f"FOCUS export to {args.directory} (files there are as they were)")
     written = export_focus(home.warehouse, args.directory)

@@ -7,9 +7,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from pipelines.lib.raw_schema import ensure_raw_tables
 from pipelines.lib.settings import DBT_PROJECT_DIR
-from pipelines.lib.warehouse import connect
+from pipelines.lib.warehouse.raw_schema import ensure_raw_tables
+from pipelines.lib.warehouse.warehouse import connect
 
 
 def dbt_on_empty_warehouse(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:

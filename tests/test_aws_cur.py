@@ -17,11 +17,11 @@ import pyarrow.parquet as pq
 import pytest
 
 from pipelines.cli import main
-from pipelines.lib.billing_sources import AWS_CUR, BILLING_SOURCES
-from pipelines.lib.ingest import ingest_landing_zone
-from pipelines.lib.landing import register
+from pipelines.lib.ingest.billing_sources import AWS_CUR, BILLING_SOURCES
+from pipelines.lib.ingest.ingest import ingest_landing_zone
+from pipelines.lib.ingest.landing import register
 from pipelines.lib.settings import DBT_PROJECT_DIR, FinopsHome
-from pipelines.lib.warehouse import connect, ensure_tables
+from pipelines.lib.warehouse.warehouse import connect, ensure_tables
 from sources.aws import output_schema, parse_cur_delivery, read_cur_file
 from sources.aws.columns import athena_name
 from sources.delivery import Delivery

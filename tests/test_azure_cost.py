@@ -21,11 +21,11 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from pipelines.lib.billing_sources import AZURE_ACTUAL, AZURE_AMORTIZED, BILLING_SOURCES
-from pipelines.lib.ingest import ingest_landing_zone
-from pipelines.lib.landing import register
+from pipelines.lib.ingest.billing_sources import AZURE_ACTUAL, AZURE_AMORTIZED, BILLING_SOURCES
+from pipelines.lib.ingest.ingest import ingest_landing_zone
+from pipelines.lib.ingest.landing import register
 from pipelines.lib.settings import FinopsHome
-from pipelines.lib.warehouse import audit_mismatches, connect, ensure_tables
+from pipelines.lib.warehouse.warehouse import audit_mismatches, connect, ensure_tables
 from sources.azure import parse_actual_cost_delivery, parse_amortized_cost_delivery, read_cost_details_file
 from sources.delivery import Delivery
 from sources.detect import detect_source

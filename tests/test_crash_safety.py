@@ -1,6 +1,6 @@
 """A load killed with SIGKILL mid-transaction, a second writer while the warehouse is busy, restatement audit.
 
-The load runs in a child process that the test hook (pipelines/lib/test_hooks.py, phase `committing`) holds
+The load runs in a child process that the test hook (pipelines/lib/operations/test_hooks.py, phase `committing`) holds
 just before COMMIT: the old rows are deleted and the new ones inserted, inside the open transaction.
 Killing it there is the worst moment; the warehouse must come back exactly as it was.
 """
@@ -24,14 +24,14 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from pipelines.lib import recovery
-from pipelines.lib.billing_sources import FOCUS
-from pipelines.lib.ingest import ingest_landing_zone
-from pipelines.lib.landing import register
-from pipelines.lib.recovery import CLI_HOST_TAG, CLI_PID_TAG, DBT_PID_TAG, process_alive
+from pipelines.lib.ingest.billing_sources import FOCUS
+from pipelines.lib.ingest.ingest import ingest_landing_zone
+from pipelines.lib.ingest.landing import register
+from pipelines.lib.operations import recovery
+from pipelines.lib.operations.recovery import CLI_HOST_TAG, CLI_PID_TAG, DBT_PID_TAG, process_alive
+from pipelines.lib.operations.test_hooks import PAUSE_AT_ENV, pause_env
 from pipelines.lib.settings import DUCKDB_WRITER_POOL, PROJECT_ROOT, FinopsHome
-from pipelines.lib.test_hooks import PAUSE_AT_ENV, pause_env
-from pipelines.lib.warehouse import WarehouseBusy, connect
+from pipelines.lib.warehouse.warehouse import WarehouseBusy, connect
 from tests.focus_fixtures import focus_rows, write_csv
 from tests.home_helpers import isolated_home
 from tests.warehouse_helpers import query, table_fingerprint, warehouse_contents
@@ -46,10 +46,10 @@ OCT = {
 CHILD = """
 import logging, sys
 from pathlib import Path
-from pipelines.lib.billing_sources import FOCUS
-from pipelines.lib.ingest import ingest_landing_zone
+from pipelines.lib.ingest.billing_sources import FOCUS
+from pipelines.lib.ingest.ingest import ingest_landing_zone
 from pipelines.lib.settings import FinopsHome
-from pipelines.lib.warehouse import connect
+from pipelines.lib.warehouse.warehouse import connect
 
 home = FinopsHome(Path(sys.argv[1]))
 with connect(home.warehouse) as con:
@@ -95,7 +95,7 @@ def start_paused_load(home: FinopsHome, marker: Path) -> subprocess.Popen:
 def start_paused(
     command: list[str], phase: str, marker: Path, env: Mapping[str, str], *, within: float = 180
 ) -> subprocess.Popen:
-    """Start `command` held at `phase` by the test hook (pipelines/lib/test_hooks.py); returns once it is there.
+    """Start `command` held at `phase` by the test hook (pipelines/lib/operations/test_hooks.py); returns once it is there.
 
     `within` seconds bound the wait: a run wedged by an earlier crash (a slot never freed) fails here.
     """
@@ -452,8 +452,8 @@ def test_a_run_whose_pid_now_belongs_to_a_newer_process_is_dead(tmp_path: Path, 
 def test_a_build_is_owed_after_a_crash_until_one_succeeds_after_the_last_billing_load():
     import duckdb
 
-    from pipelines.lib.builds import finish_build, rebuild_reason, start_build
-    from pipelines.lib.warehouse import ensure_tables
+    from pipelines.lib.transform.builds import finish_build, rebuild_reason, start_build
+    from pipelines.lib.warehouse.warehouse import ensure_tables
 
     con = duckdb.connect()
     billing = ["raw.focus_cost_and_usage"]

@@ -25,16 +25,9 @@ from pipelines.defs.prices.market_prices import build_price_feed_asset
 from pipelines.defs.quality.freshness_checks import build_delivery_freshness_check
 from pipelines.defs.quality.load_quality_checks import QUALITY_SUBJECTS, build_load_quality_check
 from pipelines.defs.telemetry.assets import TELEMETRY_PARTITIONS, prometheus_gpu_samples
-from pipelines.lib.billing_sources import AWS_CUR, AZURE_ACTUAL, FOCUS, GCP_BILLING, OCI_COST
-from pipelines.lib.feed_deliveries import DELIVERED_SOURCES, FEED_DELIVERIES
-from pipelines.lib.freshness import ensure_freshness_view, source_freshness
-from pipelines.lib.fx_rates import refresh_fx_rates
-from pipelines.lib.landing import register
-from pipelines.lib.market_prices import SNAPSHOTS, refresh_price_feed
-from pipelines.lib.price_feeds import FEEDS_BY_NAME, PRICE_FEEDS
-from pipelines.lib.quality import check_pending_loads, validate_load
-from pipelines.lib.settings import FinopsHome
-from pipelines.lib.telemetry import (
+from pipelines.lib.ingest.billing_sources import AWS_CUR, AZURE_ACTUAL, FOCUS, GCP_BILLING, OCI_COST
+from pipelines.lib.ingest.landing import register
+from pipelines.lib.ingest.telemetry import (
     HOST_MAP_SOURCE,
     NVIDIA_SMI_SOURCE,
     fetch_prometheus_days,
@@ -43,7 +36,14 @@ from pipelines.lib.telemetry import (
     payload_file_name,
     prometheus_payloads,
 )
-from pipelines.lib.warehouse import connect, ensure_tables
+from pipelines.lib.prices.fx_rates import refresh_fx_rates
+from pipelines.lib.prices.market_prices import SNAPSHOTS, refresh_price_feed
+from pipelines.lib.prices.price_feeds import FEEDS_BY_NAME, PRICE_FEEDS
+from pipelines.lib.quality.feed_deliveries import DELIVERED_SOURCES, FEED_DELIVERIES
+from pipelines.lib.quality.freshness import ensure_freshness_view, source_freshness
+from pipelines.lib.quality.quality import check_pending_loads, validate_load
+from pipelines.lib.settings import FinopsHome
+from pipelines.lib.warehouse.warehouse import connect, ensure_tables
 from sources.aws import cur
 from sources.azure import cost_details
 from sources.focus import reader as focus_reader

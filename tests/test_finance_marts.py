@@ -16,8 +16,8 @@ import pytest
 import yaml
 
 from pipelines.cli import main
+from pipelines.lib.reporting.training_estimate import estimate_training, peak_bf16_tflops
 from pipelines.lib.settings import DBT_PROJECT_DIR
-from pipelines.lib.training_estimate import estimate_training, peak_bf16_tflops
 
 FINANCE_UNIT_TESTS = {
     "fct_commitment_coverage_monthly_hand_computed_kpis",

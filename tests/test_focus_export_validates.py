@@ -21,8 +21,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from pipelines.cli import main
-from pipelines.lib.focus_export import export_focus
 from pipelines.lib.focus_validator import ACCEPTED_GAPS, KNOWN_RULE_DEFECTS, SUPPORTED_CRITERIA, validate_focus_file
+from pipelines.lib.reporting.focus_export import export_focus
 from sources.synthetic.focus_samples import EXPECTED_TOTALS_FILE, write_focus_samples
 from tests.focus_fixtures import focus_rows, write_csv
 

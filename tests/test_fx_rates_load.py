@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from pipelines.lib.fx_rates import refresh_fx_rates
+from pipelines.lib.prices.fx_rates import refresh_fx_rates
 from pipelines.lib.settings import FinopsHome
-from pipelines.lib.warehouse import connect
+from pipelines.lib.warehouse.warehouse import connect
 from sources.http import FetchError, HttpClient
 from sources.prices import ecb
 from tests.local_http import Reply, local_server

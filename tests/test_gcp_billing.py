@@ -29,11 +29,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from pipelines.lib.billing_sources import GCP_BILLING
-from pipelines.lib.ingest import ingest_landing_zone
-from pipelines.lib.landing import register
+from pipelines.lib.ingest.billing_sources import GCP_BILLING
+from pipelines.lib.ingest.ingest import ingest_landing_zone
+from pipelines.lib.ingest.landing import register
 from pipelines.lib.settings import FinopsHome
-from pipelines.lib.warehouse import connect
+from pipelines.lib.warehouse.warehouse import connect
 from sources.delivery import Delivery
 from sources.detect import detect_source
 from sources.errors import RejectedInput

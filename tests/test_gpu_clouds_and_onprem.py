@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 
 from pipelines.cli import main
-from pipelines.lib.billing_sources import GPU_CLOUD_USAGE, ONPREM_GPU_ASSETS, BillingSource
-from pipelines.lib.ingest import ingest_landing_zone
-from pipelines.lib.landing import register
+from pipelines.lib.ingest.billing_sources import GPU_CLOUD_USAGE, ONPREM_GPU_ASSETS, BillingSource
+from pipelines.lib.ingest.ingest import ingest_landing_zone
+from pipelines.lib.ingest.landing import register
 from pipelines.lib.settings import FinopsHome
-from pipelines.lib.warehouse import audit_mismatches, connect
+from pipelines.lib.warehouse.warehouse import audit_mismatches, connect
 from sources.delivery import Delivery
 from sources.detect import detect_source
 from sources.errors import RejectedInput

@@ -21,10 +21,10 @@ from pathlib import Path
 import pyarrow.parquet as pq
 
 from bench.phases import ingest
-from pipelines.lib.landing import register
-from pipelines.lib.raw_schema import ensure_raw_tables
+from pipelines.lib.ingest.landing import register
 from pipelines.lib.settings import DBT_PROJECT_DIR, FinopsHome
-from pipelines.lib.warehouse import connect
+from pipelines.lib.warehouse.raw_schema import ensure_raw_tables
+from pipelines.lib.warehouse.warehouse import connect
 from sources.synthetic.scale import write_cur2
 
 SELECT = ["+fct_cost_daily", "+fct_gpu_spend_daily", "+focus_cost_and_usage"]

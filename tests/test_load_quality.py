@@ -21,13 +21,13 @@ from pipelines.defs.quality.load_quality_checks import (
     build_load_quality_check,
     build_load_warnings_check,
 )
-from pipelines.lib.billing_sources import BILLING_SOURCES, FOCUS, SOURCES_BY_NAME
-from pipelines.lib.freshness import ensure_freshness_view, source_freshness
-from pipelines.lib.landing import register
-from pipelines.lib.quality import build_expectations, loads_to_check
-from pipelines.lib.report import write_report
+from pipelines.lib.ingest.billing_sources import BILLING_SOURCES, FOCUS, SOURCES_BY_NAME
+from pipelines.lib.ingest.landing import register
+from pipelines.lib.quality.freshness import ensure_freshness_view, source_freshness
+from pipelines.lib.quality.quality import build_expectations, loads_to_check
+from pipelines.lib.reporting.report import write_report
 from pipelines.lib.settings import FinopsHome
-from pipelines.lib.warehouse import connect, load_delivery
+from pipelines.lib.warehouse.warehouse import connect, load_delivery
 from tests.focus_fixtures import focus_rows, write_csv
 from tests.home_helpers import isolated_home
 from tests.warehouse_helpers import query, table_fingerprint

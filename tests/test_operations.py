@@ -17,12 +17,12 @@ from pipelines.defs.automation.daily import (
     restatement_window_schedule,
 )
 from pipelines.defs.automation.sensors import LOAD_JOBS, landing_sensor, run_failure_recorder
-from pipelines.lib.billing_sources import BILLING_SOURCES, FOCUS
-from pipelines.lib.ingest import ingest_landing_zone
-from pipelines.lib.landing import register
-from pipelines.lib.operations import restatement_window
+from pipelines.lib.ingest.billing_sources import BILLING_SOURCES, FOCUS
+from pipelines.lib.ingest.ingest import ingest_landing_zone
+from pipelines.lib.ingest.landing import register
+from pipelines.lib.operations.operations import restatement_window
 from pipelines.lib.settings import FinopsHome
-from pipelines.lib.warehouse import connect
+from pipelines.lib.warehouse.warehouse import connect
 from tests.focus_fixtures import focus_rows, write_csv
 from tests.warehouse_helpers import query
 

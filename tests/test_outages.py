@@ -13,7 +13,7 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
-from pipelines.lib.price_feeds import PRICE_FEEDS
+from pipelines.lib.prices.price_feeds import PRICE_FEEDS
 from pipelines.lib.settings import PROJECT_ROOT
 from sources.prices import ecb, lambda_cloud
 from tests.local_http import Reply, local_server

@@ -15,8 +15,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from pipelines.cli import main
-from pipelines.lib.billing_sources import SOURCES_BY_NAME
 from pipelines.lib.focus_validator import validate_focus_file
+from pipelines.lib.ingest.billing_sources import SOURCES_BY_NAME
 from sources.synthetic.demo_common import group_of
 from sources.synthetic.demo_organisation import write_demo_organisation
 from sources.synthetic.demo_telemetry import write_demo_telemetry

@@ -12,9 +12,9 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from pipelines.lib.market_prices import refresh_price_feed
+from pipelines.lib.prices.market_prices import refresh_price_feed
 from pipelines.lib.settings import FinopsHome
-from pipelines.lib.warehouse import connect
+from pipelines.lib.warehouse.warehouse import connect
 from sources.http import FetchError, HttpClient
 from sources.prices import azure_retail
 from sources.prices.offers import LayoutChanged, PayloadStore

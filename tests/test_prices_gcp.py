@@ -13,9 +13,9 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from pipelines.lib.market_prices import refresh_price_feed
+from pipelines.lib.prices.market_prices import refresh_price_feed
 from pipelines.lib.settings import FinopsHome
-from pipelines.lib.warehouse import connect
+from pipelines.lib.warehouse.warehouse import connect
 from sources.http import FetchError, HttpClient, MissingCredential
 from sources.prices import gcp_catalog
 from sources.prices.offers import LayoutChanged, PayloadStore

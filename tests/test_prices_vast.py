@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from pipelines.lib.market_prices import refresh_price_feed
+from pipelines.lib.prices.market_prices import refresh_price_feed
 from pipelines.lib.settings import FinopsHome
-from pipelines.lib.warehouse import connect
+from pipelines.lib.warehouse.warehouse import connect
 from sources.http import FetchError, HttpClient
 from sources.prices import vast
 from sources.prices.offers import LayoutChanged, PayloadStore

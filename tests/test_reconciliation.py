@@ -17,12 +17,12 @@ from pathlib import Path
 
 import pytest
 
-from pipelines.lib.billing_sources import FOCUS
-from pipelines.lib.ingest import ingest_landing_zone
-from pipelines.lib.landing import register
-from pipelines.lib.raw_schema import ensure_raw_tables
+from pipelines.lib.ingest.billing_sources import FOCUS
+from pipelines.lib.ingest.ingest import ingest_landing_zone
+from pipelines.lib.ingest.landing import register
 from pipelines.lib.settings import DBT_PROJECT_DIR, FinopsHome
-from pipelines.lib.warehouse import connect
+from pipelines.lib.warehouse.raw_schema import ensure_raw_tables
+from pipelines.lib.warehouse.warehouse import connect
 from tests.focus_fixtures import focus_rows, write_csv
 from tests.warehouse_helpers import query
 

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from pipelines.cli import main
-from pipelines.lib.report import write_report
-from pipelines.lib.warehouse import connect
+from pipelines.lib.reporting.report import write_report
+from pipelines.lib.warehouse.warehouse import connect
 from tests.browser import open_page
 
 HOSTILE_PROVIDER = "</script><script>alert('provider')</script>"

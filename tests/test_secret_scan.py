@@ -19,9 +19,9 @@ import urllib.parse
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from pipelines.lib.price_feeds import PRICE_FEEDS
+from pipelines.lib.prices.price_feeds import PRICE_FEEDS
 from pipelines.lib.settings import PROJECT_ROOT
-from pipelines.lib.warehouse import connect, quote_identifier
+from pipelines.lib.warehouse.warehouse import connect, quote_identifier
 from sources.prices import ecb, lambda_cloud
 from tests.focus_fixtures import focus_rows, write_csv
 from tests.local_http import Reply, local_server

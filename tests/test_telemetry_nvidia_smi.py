@@ -10,16 +10,16 @@ from pathlib import Path
 
 import pytest
 
-from pipelines.lib.landing import register
-from pipelines.lib.settings import FinopsHome
-from pipelines.lib.telemetry import (
+from pipelines.lib.ingest.landing import register
+from pipelines.lib.ingest.telemetry import (
     HOST_MAP_SOURCE,
     NVIDIA_SMI_SAMPLES,
     NVIDIA_SMI_SOURCE,
     ingest_host_maps,
     ingest_nvidia_smi_logs,
 )
-from pipelines.lib.warehouse import connect
+from pipelines.lib.settings import FinopsHome
+from pipelines.lib.warehouse.warehouse import connect
 from sources.errors import RejectedInput
 from sources.telemetry.host_map import read_host_map
 from sources.telemetry.nvidia_smi import host_of, read_nvidia_smi_log

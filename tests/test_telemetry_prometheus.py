@@ -14,14 +14,14 @@ import pytest
 from dagster_duckdb import DuckDBResource
 
 from pipelines.defs.telemetry.assets import prometheus_gpu_samples
-from pipelines.lib.settings import FinopsHome
-from pipelines.lib.telemetry import (
+from pipelines.lib.ingest.telemetry import (
     PROMETHEUS_SAMPLES,
     fetch_prometheus_days,
     payload_file_name,
     prometheus_payloads,
 )
-from pipelines.lib.warehouse import connect
+from pipelines.lib.settings import FinopsHome
+from pipelines.lib.warehouse.warehouse import connect
 from sources.http import HttpClient
 from sources.telemetry import prometheus
 from sources.telemetry.prometheus import PrometheusClient, PrometheusError, split_windows

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from pipelines.lib.billing_sources import FOCUS
-from pipelines.lib.ingest import ingest_landing_zone
-from pipelines.lib.landing import register
+from pipelines.lib.ingest.billing_sources import FOCUS
+from pipelines.lib.ingest.ingest import ingest_landing_zone
+from pipelines.lib.ingest.landing import register
 from pipelines.lib.settings import FinopsHome
-from pipelines.lib.warehouse import audit_mismatches, connect
+from pipelines.lib.warehouse.warehouse import audit_mismatches, connect
 from tests.focus_fixtures import focus_rows, write_csv
 from tests.warehouse_helpers import query, table_fingerprint
 

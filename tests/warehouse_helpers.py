@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from pipelines.lib.warehouse import connect
+from pipelines.lib.warehouse.warehouse import connect
 
 
 def query(warehouse: Path, sql: str) -> list[tuple]:

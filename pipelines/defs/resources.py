@@ -1,8 +1,8 @@
 import dagster as dg
 from dagster_duckdb import DuckDBResource
 
-from pipelines.lib.dbt import dbt_cli
 from pipelines.lib.settings import duckdb_memory_limit
+from pipelines.lib.transform.dbt import dbt_cli
 
 
 @dg.definitions

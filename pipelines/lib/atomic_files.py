@@ -13,8 +13,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from pipelines.lib.recovery import process_alive
-from pipelines.lib.test_hooks import pause_if_requested
+from pipelines.lib.operations.recovery import process_alive
+from pipelines.lib.operations.test_hooks import pause_if_requested
 
 
 @contextmanager

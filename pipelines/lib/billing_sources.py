@@ -11,9 +11,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 
-from pipelines.lib.freshness import LastObserved
-from pipelines.lib.quality import AllowedValues, NotBefore, QualityFacts
-from pipelines.lib.warehouse import RawTable
+from pipelines.lib.quality.freshness import LastObserved
+from pipelines.lib.quality.quality import AllowedValues, NotBefore, QualityFacts
+from pipelines.lib.warehouse.warehouse import RawTable
 from sources.aws import cur as cur_reader
 from sources.aws import output_schema as cur_output_schema
 from sources.aws import parse_cur_delivery

@@ -10,13 +10,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import timedelta
 
-from pipelines.lib.billing_sources import BILLING_SOURCES
-from pipelines.lib.freshness import LastObserved
-from pipelines.lib.fx_rates import FX_RATES
-from pipelines.lib.market_prices import price_table
-from pipelines.lib.price_feeds import PRICE_FEEDS
-from pipelines.lib.telemetry import NVIDIA_SMI_SAMPLES, NVIDIA_SMI_SOURCE, PROMETHEUS_SAMPLES
-from pipelines.lib.warehouse import ReferenceTable
+from pipelines.lib.ingest.billing_sources import BILLING_SOURCES
+from pipelines.lib.ingest.telemetry import NVIDIA_SMI_SAMPLES, NVIDIA_SMI_SOURCE, PROMETHEUS_SAMPLES
+from pipelines.lib.prices.fx_rates import FX_RATES
+from pipelines.lib.prices.market_prices import price_table
+from pipelines.lib.prices.price_feeds import PRICE_FEEDS
+from pipelines.lib.quality.freshness import LastObserved
+from pipelines.lib.warehouse.warehouse import ReferenceTable
 from sources.telemetry import samples
 
 

@@ -8,7 +8,7 @@ same declarations for the tables written by the daily feeds. The enums are the c
 
 from __future__ import annotations
 
-from pipelines.lib.quality import MAX_ABS_COST, AllowedValues, Derived, InRange, NotBefore, QualityFacts
+from pipelines.lib.quality.quality import MAX_ABS_COST, AllowedValues, Derived, InRange, NotBefore, QualityFacts
 from sources.prices.offers import OFFER_STATISTICS, PRICE_UNITS, PRICING_MODELS, PriceFeed
 from sources.row_checks import EARLIEST, LATEST, NonNegative, OneOf
 from sources.telemetry import samples

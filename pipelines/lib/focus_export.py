@@ -20,9 +20,9 @@ from pathlib import Path
 import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 
-from pipelines.lib.atomic_files import replaced_atomically
-from pipelines.lib.csv_safety import neutralise_sql
-from pipelines.lib.warehouse import connect, quote_identifier
+from pipelines.lib.reporting.atomic_files import replaced_atomically
+from pipelines.lib.reporting.csv_safety import neutralise_sql
+from pipelines.lib.warehouse.warehouse import connect, quote_identifier
 
 FOCUS_SCHEMA = "marts"
 FOCUS_TABLE = "focus_cost_and_usage"

@@ -22,8 +22,8 @@ from typing import Protocol
 
 import duckdb
 
-from pipelines.lib.quality import ensure_quality_table
-from pipelines.lib.warehouse import RawTable, ReferenceTable, ensure_tables, quote_identifier
+from pipelines.lib.quality.quality import ensure_quality_table
+from pipelines.lib.warehouse.warehouse import RawTable, ReferenceTable, ensure_tables, quote_identifier
 
 
 @dataclass(frozen=True)

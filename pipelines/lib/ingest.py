@@ -14,16 +14,16 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
-from pipelines.lib.landing import pending_deliveries, quarantine
-from pipelines.lib.quality import QualityGate, QualityReport
+from pipelines.lib.ingest.landing import pending_deliveries, quarantine
+from pipelines.lib.operations.test_hooks import pause_if_requested
+from pipelines.lib.quality.quality import QualityGate, QualityReport
 from pipelines.lib.settings import FinopsHome
-from pipelines.lib.test_hooks import pause_if_requested
-from pipelines.lib.warehouse import find_load, load_delivery
+from pipelines.lib.warehouse.warehouse import find_load, load_delivery
 from sources.delivery import Delivery
 from sources.errors import RejectedInput
 
 if TYPE_CHECKING:
-    from pipelines.lib.billing_sources import BillingSource
+    from pipelines.lib.ingest.billing_sources import BillingSource
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ import duckdb
 import polars as pl
 
 from pipelines.lib.settings import FinopsHome
-from pipelines.lib.warehouse import LoadOutcome, ReferenceTable, load_reference_rows
+from pipelines.lib.warehouse.warehouse import LoadOutcome, ReferenceTable, load_reference_rows
 from sources.http import HttpClient, credential
 from sources.prices.offers import INDEX_FILE, PayloadStore, PriceFeed
 

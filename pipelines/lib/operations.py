@@ -16,9 +16,9 @@ from datetime import UTC, date, datetime, timedelta
 
 import duckdb
 
-from pipelines.lib.landing import pending_deliveries
+from pipelines.lib.ingest.landing import pending_deliveries
 from pipelines.lib.settings import FinopsHome
-from pipelines.lib.warehouse import connect
+from pipelines.lib.warehouse.warehouse import connect
 from sources.delivery import Delivery
 from sources.errors import RejectedInput
 

@@ -28,9 +28,9 @@ from typing import TYPE_CHECKING, Any
 import duckdb
 import polars as pl
 
-from pipelines.lib.currencies import ISO_4217_CURRENCIES
-from pipelines.lib.test_hooks import pause_if_requested
-from pipelines.lib.warehouse import RawTable, ReferenceTable, quote_identifier
+from pipelines.lib.operations.test_hooks import pause_if_requested
+from pipelines.lib.quality.currencies import ISO_4217_CURRENCIES
+from pipelines.lib.warehouse.warehouse import RawTable, ReferenceTable, quote_identifier
 from sources.delivery import DeliveryWarning
 from sources.errors import RejectedInput
 from sources.row_checks import ERROR, WARNING, Condition, NonNegative

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import duckdb
 
-from pipelines.lib.billing_sources import BILLING_SOURCES
-from pipelines.lib.fx_rates import FX_RATES
-from pipelines.lib.market_prices import price_table
-from pipelines.lib.price_feeds import PRICE_FEEDS
-from pipelines.lib.telemetry import TELEMETRY_TABLES
-from pipelines.lib.warehouse import RawTable, ReferenceTable, ensure_tables
+from pipelines.lib.ingest.billing_sources import BILLING_SOURCES
+from pipelines.lib.ingest.telemetry import TELEMETRY_TABLES
+from pipelines.lib.prices.fx_rates import FX_RATES
+from pipelines.lib.prices.market_prices import price_table
+from pipelines.lib.prices.price_feeds import PRICE_FEEDS
+from pipelines.lib.warehouse.warehouse import RawTable, ReferenceTable, ensure_tables
 
 RAW_TABLES: tuple[RawTable | ReferenceTable, ...] = (
     *(source.raw_table for source in BILLING_SOURCES),

@@ -30,9 +30,9 @@ from typing import Any
 import duckdb
 import polars as pl
 
-from pipelines.lib.landing import pending_deliveries, quarantine
+from pipelines.lib.ingest.landing import pending_deliveries, quarantine
 from pipelines.lib.settings import FinopsHome
-from pipelines.lib.warehouse import LoadOutcome, ReferenceTable, ensure_tables, find_load, load_reference_rows
+from pipelines.lib.warehouse.warehouse import LoadOutcome, ReferenceTable, ensure_tables, find_load, load_reference_rows
 from sources.delivery import Delivery
 from sources.errors import RejectedInput
 from sources.telemetry import prometheus, samples

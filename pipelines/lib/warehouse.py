@@ -23,8 +23,8 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
+from pipelines.lib.operations.test_hooks import pause_if_requested
 from pipelines.lib.settings import duckdb_memory_limit
-from pipelines.lib.test_hooks import pause_if_requested
 from sources.focus.columns import DECIMAL_PRECISION, DECIMAL_SCALE
 
 MONEY_SQL_TYPE = f"DECIMAL({DECIMAL_PRECISION}, {DECIMAL_SCALE})"

@@ -17,12 +17,12 @@ from pathlib import Path
 
 import pytest
 
-from pipelines.lib.billing_sources import BILLING_SOURCES
-from pipelines.lib.ingest import ingest_landing_zone
-from pipelines.lib.landing import register
-from pipelines.lib.raw_schema import ensure_raw_tables
+from pipelines.lib.ingest.billing_sources import BILLING_SOURCES
+from pipelines.lib.ingest.ingest import ingest_landing_zone
+from pipelines.lib.ingest.landing import register
 from pipelines.lib.settings import DBT_PROJECT_DIR, FinopsHome
-from pipelines.lib.warehouse import connect
+from pipelines.lib.warehouse.raw_schema import ensure_raw_tables
+from pipelines.lib.warehouse.warehouse import connect
 from tests.conformance.cases import CASE_BY_ID, CASES, Totals, mart_totals, number, pick, rows
 from tests.warehouse_helpers import query
 

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from pipelines.lib.billing_sources import SOURCES_BY_NAME
-from pipelines.lib.ingest import ingest_landing_zone
-from pipelines.lib.landing import register
+from pipelines.lib.ingest.billing_sources import SOURCES_BY_NAME
+from pipelines.lib.ingest.ingest import ingest_landing_zone
+from pipelines.lib.ingest.landing import register
 from pipelines.lib.settings import FinopsHome
-from pipelines.lib.warehouse import connect
+from pipelines.lib.warehouse.warehouse import connect
 from tests.conformance.cases import CASES, Case, suite_warnings
 from tests.warehouse_helpers import query
 

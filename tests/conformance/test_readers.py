@@ -15,7 +15,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from pipelines.lib.billing_sources import BILLING_SOURCES
+from pipelines.lib.ingest.billing_sources import BILLING_SOURCES
 from sources.delivery import Delivery, ParsedDelivery
 from sources.detect import detect_source
 from sources.errors import RejectedInput

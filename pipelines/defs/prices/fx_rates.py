@@ -3,7 +3,7 @@ from datetime import date
 import dagster as dg
 from dagster_duckdb import DuckDBResource
 
-from pipelines.lib.fx_rates import FX_RATES, refresh_fx_rates
+from pipelines.lib.prices.fx_rates import FX_RATES, refresh_fx_rates
 from pipelines.lib.settings import DUCKDB_WRITER_POOL, finops_home, offline
 
 PRICE_PARTITIONS = dg.DailyPartitionsDefinition(start_date="2024-01-01", timezone="UTC", end_offset=1)

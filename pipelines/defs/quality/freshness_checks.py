@@ -11,9 +11,9 @@ the run: the data already loaded stays valid.
 import dagster as dg
 from dagster_duckdb import DuckDBResource
 
-from pipelines.lib.billing_sources import BillingSource
-from pipelines.lib.feed_deliveries import DELIVERED_SOURCES, FeedDelivery
-from pipelines.lib.freshness import ensure_freshness_view, source_freshness
+from pipelines.lib.ingest.billing_sources import BillingSource
+from pipelines.lib.quality.feed_deliveries import DELIVERED_SOURCES, FeedDelivery
+from pipelines.lib.quality.freshness import ensure_freshness_view, source_freshness
 from pipelines.lib.settings import DUCKDB_WRITER_POOL
 
 

@@ -5,7 +5,7 @@ telemetry tables. A check validates the loads of its own writer (`load_source`, 
 share raw.price_observations) not yet passed; on a daily-partitioned asset, only those holding rows
 of the run's partitions, so a backfill of one day is judged on that day.
 
-A billing delivery is validated before its load commits (`QualityGate`, pipelines/lib/ingest.py), so
+A billing delivery is validated before its load commits (`QualityGate`, pipelines/lib/ingest/ingest.py), so
 its suite check finds nothing left to check and is not blocking: rows already in raw never stop the
 models of every source (a failing load of an older version shows in `audit.source_status`). Feeds'
 checks stay blocking for their own partitions. Each billing source also has a WARN check listing the
@@ -18,12 +18,13 @@ from datetime import date
 import dagster as dg
 from dagster_duckdb import DuckDBResource
 
-from pipelines.lib import feed_quality, telemetry
-from pipelines.lib.billing_sources import BILLING_SOURCES
-from pipelines.lib.fx_rates import FX_RATES
-from pipelines.lib.market_prices import price_table
-from pipelines.lib.price_feeds import PRICE_FEEDS
-from pipelines.lib.quality import (
+from pipelines.lib.ingest import telemetry
+from pipelines.lib.ingest.billing_sources import BILLING_SOURCES
+from pipelines.lib.prices.fx_rates import FX_RATES
+from pipelines.lib.prices.market_prices import price_table
+from pipelines.lib.prices.price_feeds import PRICE_FEEDS
+from pipelines.lib.quality import feed_quality
+from pipelines.lib.quality.quality import (
     Partition,
     QualityFacts,
     QualityReport,
@@ -32,7 +33,7 @@ from pipelines.lib.quality import (
     live_warnings,
 )
 from pipelines.lib.settings import DUCKDB_WRITER_POOL
-from pipelines.lib.warehouse import RawTable, ReferenceTable
+from pipelines.lib.warehouse.warehouse import RawTable, ReferenceTable
 from sources.prices.offers import OFFER_SCHEMA
 from sources.telemetry import samples
 

@@ -3,9 +3,9 @@
 import dagster as dg
 from dagster_duckdb import DuckDBResource
 
-from pipelines.lib.billing_sources import BILLING_SOURCES, BillingSource
+from pipelines.lib.ingest.billing_sources import BILLING_SOURCES, BillingSource
 from pipelines.lib.settings import DUCKDB_WRITER_POOL
-from pipelines.lib.warehouse import audit_mismatches
+from pipelines.lib.warehouse.warehouse import audit_mismatches
 
 
 def build_raw_matches_audit_check(source: BillingSource) -> dg.AssetChecksDefinition:

@@ -6,8 +6,7 @@ from datetime import date
 import dagster as dg
 from dagster_duckdb import DuckDBResource
 
-from pipelines.lib.settings import DUCKDB_WRITER_POOL, finops_home, offline
-from pipelines.lib.telemetry import (
+from pipelines.lib.ingest.telemetry import (
     DEFAULT_STEP_SECONDS,
     HOST_MAP,
     NVIDIA_SMI_SAMPLES,
@@ -19,7 +18,8 @@ from pipelines.lib.telemetry import (
     ingest_host_maps,
     ingest_nvidia_smi_logs,
 )
-from pipelines.lib.warehouse import ensure_tables
+from pipelines.lib.settings import DUCKDB_WRITER_POOL, finops_home, offline
+from pipelines.lib.warehouse.warehouse import ensure_tables
 
 TELEMETRY_PARTITIONS = dg.DailyPartitionsDefinition(start_date="2024-01-01", timezone="UTC")
 """Complete UTC days only: the newest partition is yesterday."""

@@ -8,12 +8,12 @@ from dagster_dbt import DbtCliResource, dbt_assets
 from dagster_duckdb import DuckDBResource
 from pydantic import Field
 
-from pipelines.lib.builds import finish_build, start_build
-from pipelines.lib.dbt import FinopsDbtTranslator, dbt_project, ensure_manifest
-from pipelines.lib.raw_schema import ensure_raw_tables
-from pipelines.lib.recovery import DBT_PID_TAG, DBT_STOP_SECONDS
+from pipelines.lib.operations.recovery import DBT_PID_TAG, DBT_STOP_SECONDS
+from pipelines.lib.operations.test_hooks import pause_if_requested
 from pipelines.lib.settings import DUCKDB_WRITER_POOL
-from pipelines.lib.test_hooks import pause_if_requested
+from pipelines.lib.transform.builds import finish_build, start_build
+from pipelines.lib.transform.dbt import FinopsDbtTranslator, dbt_project, ensure_manifest
+from pipelines.lib.warehouse.raw_schema import ensure_raw_tables
 
 ensure_manifest()
 

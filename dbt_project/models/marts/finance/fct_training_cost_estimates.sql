@@ -4,7 +4,7 @@
     gpu_specs, plus the run's overhead, priced at our own effective rate (int_finance__gpu_rates) and at the
     market's on-demand, spot and cheapest price (int_finance__market_gpu_prices; null when the market has no
     offer). FLOPs are binary floating point (not money); GPU-hours are rounded to 6 decimals and every cost
-    after that is exact. pipelines/lib/training_estimate.py computes the same for `gpu-finops estimate training`.
+    after that is exact. pipelines/lib/reporting/training_estimate.py computes the same for `gpu-finops estimate training`.
 -#}
 
 with

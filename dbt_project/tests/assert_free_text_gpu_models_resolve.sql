@@ -20,7 +20,7 @@ free_text_models as (
         'gpu_cloud_usage' as x_source,
         x_gpu_model_as_delivered as gpu_model_as_delivered,
         x_sku_gpu_model as gpu_model
-    from {{ ref('stg_gpu_clouds__usage') }}
+    from {{ ref('int_gpu_clouds__usage') }}
 
     union all
 

@@ -1,7 +1,7 @@
 """Read Azure Cost Management ActualCost and AmortizedCost exports (EA, MCA, legacy PAYG) into typed frames.
 
 One parser serves both datasets: they share their columns and differ only in how reservations and
-savings plans are costed (dbt combines them, see `stg_azure__cost_details`). Real exports differ
+savings plans are costed (dbt combines them, see `int_azure__cost_lines`). Real exports differ
 from each other in known ways, all handled here:
 
 - a UTF-8 byte-order mark; PascalCase or camelCase headers (`SubscriptionId`, `subscriptionId`);

@@ -7,115 +7,34 @@ columns, unprefixed extras such as `Id`) is kept verbatim in one JSON column, `x
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import yaml
+
 from sources.common.types import Kind
 
+FOCUS_COLUMNS_DEFINITION = Path(__file__).resolve().parents[2] / "dbt_project" / "dbt_project.yml"
+"""Where the column list is defined, once: the dbt project's var `focus_columns` (the models read it too)."""
+
+
+def _focus_columns() -> tuple[tuple[str, Kind, str], ...]:
+    """(name, kind, FOCUS version that introduced it) of every column, in the definition's order."""
+    project = yaml.safe_load(FOCUS_COLUMNS_DEFINITION.read_text(encoding="utf-8"))
+    return tuple((name, Kind(kind), version) for name, kind, version in project["vars"]["focus_columns"])
+
+
+_DEFINED = _focus_columns()
+
 # Column name -> kind, in FOCUS 1.2 order of the spec's column list, then the 1.3 additions.
-FOCUS_COLUMNS: dict[str, Kind] = {
-    "AvailabilityZone": Kind.STRING,
-    "BilledCost": Kind.DECIMAL,
-    "BillingAccountId": Kind.STRING,
-    "BillingAccountName": Kind.STRING,
-    "BillingAccountType": Kind.STRING,
-    "BillingCurrency": Kind.STRING,
-    "BillingPeriodEnd": Kind.DATETIME,
-    "BillingPeriodStart": Kind.DATETIME,
-    "CapacityReservationId": Kind.STRING,
-    "CapacityReservationStatus": Kind.STRING,
-    "ChargeCategory": Kind.STRING,
-    "ChargeClass": Kind.STRING,
-    "ChargeDescription": Kind.STRING,
-    "ChargeFrequency": Kind.STRING,
-    "ChargePeriodEnd": Kind.DATETIME,
-    "ChargePeriodStart": Kind.DATETIME,
-    "CommitmentDiscountCategory": Kind.STRING,
-    "CommitmentDiscountId": Kind.STRING,
-    "CommitmentDiscountName": Kind.STRING,
-    "CommitmentDiscountQuantity": Kind.DECIMAL,
-    "CommitmentDiscountStatus": Kind.STRING,
-    "CommitmentDiscountType": Kind.STRING,
-    "CommitmentDiscountUnit": Kind.STRING,
-    "ConsumedQuantity": Kind.DECIMAL,
-    "ConsumedUnit": Kind.STRING,
-    "ContractedCost": Kind.DECIMAL,
-    "ContractedUnitPrice": Kind.DECIMAL,
-    "EffectiveCost": Kind.DECIMAL,
-    "InvoiceId": Kind.STRING,
-    "InvoiceIssuerName": Kind.STRING,
-    "ListCost": Kind.DECIMAL,
-    "ListUnitPrice": Kind.DECIMAL,
-    "PricingCategory": Kind.STRING,
-    "PricingCurrency": Kind.STRING,
-    "PricingCurrencyContractedUnitPrice": Kind.DECIMAL,
-    "PricingCurrencyEffectiveCost": Kind.DECIMAL,
-    "PricingCurrencyListUnitPrice": Kind.DECIMAL,
-    "PricingQuantity": Kind.DECIMAL,
-    "PricingUnit": Kind.STRING,
-    "ProviderName": Kind.STRING,
-    "PublisherName": Kind.STRING,
-    "RegionId": Kind.STRING,
-    "RegionName": Kind.STRING,
-    "ResourceId": Kind.STRING,
-    "ResourceName": Kind.STRING,
-    "ResourceType": Kind.STRING,
-    "ServiceCategory": Kind.STRING,
-    "ServiceName": Kind.STRING,
-    "ServiceSubcategory": Kind.STRING,
-    "SkuId": Kind.STRING,
-    "SkuMeter": Kind.STRING,
-    "SkuPriceDetails": Kind.JSON,
-    "SkuPriceId": Kind.STRING,
-    "SubAccountId": Kind.STRING,
-    "SubAccountName": Kind.STRING,
-    "SubAccountType": Kind.STRING,
-    "Tags": Kind.JSON,
-    # FOCUS 1.3 additions, nullable here.
-    "ServiceProviderName": Kind.STRING,
-    "HostProviderName": Kind.STRING,
-    "ContractApplied": Kind.JSON,
-    "AllocatedMethodId": Kind.STRING,
-    "AllocatedMethodDetails": Kind.JSON,
-    "AllocatedResourceId": Kind.STRING,
-    "AllocatedResourceName": Kind.STRING,
-    "AllocatedTags": Kind.JSON,
-}
+FOCUS_COLUMNS: dict[str, Kind] = {name: kind for name, kind, _ in _DEFINED}
 
 EXTENSIONS_COLUMN = "x_extensions"
 """JSON object holding every column of the file that is not a FOCUS column, as strings."""
 
-FOCUS_1_3_ONLY = frozenset(
-    {
-        "ServiceProviderName",
-        "HostProviderName",
-        "ContractApplied",
-        "AllocatedMethodId",
-        "AllocatedMethodDetails",
-        "AllocatedResourceId",
-        "AllocatedResourceName",
-        "AllocatedTags",
-    }
-)
-FOCUS_1_2_ONLY = frozenset(
-    {
-        "BillingAccountType",
-        "SubAccountType",
-        "InvoiceId",
-        "PricingCurrency",
-        "PricingCurrencyContractedUnitPrice",
-        "PricingCurrencyEffectiveCost",
-        "PricingCurrencyListUnitPrice",
-    }
-)
-FOCUS_1_1_ONLY = frozenset(
-    {
-        "CapacityReservationId",
-        "CapacityReservationStatus",
-        "CommitmentDiscountQuantity",
-        "CommitmentDiscountUnit",
-        "ServiceSubcategory",
-        "SkuMeter",
-        "SkuPriceDetails",
-    }
-)
+# The columns each FOCUS version added: older files lack them.
+FOCUS_1_3_ONLY = frozenset(name for name, _, version in _DEFINED if version == "1.3")
+FOCUS_1_2_ONLY = frozenset(name for name, _, version in _DEFINED if version == "1.2")
+FOCUS_1_1_ONLY = frozenset(name for name, _, version in _DEFINED if version == "1.1")
 
 # The FOCUS 1.2 Mandatory columns. ProviderName and PublisherName are deprecated in 1.3, where
 # ServiceProviderName takes their place: either name satisfies the requirement.

@@ -18,7 +18,7 @@ from tests.support.dbt_helpers import passed_unit_tests, unit_tests_in_yaml
 def test_every_dbt_unit_test_passes(dbt_unit_test_build: subprocess.CompletedProcess[str]):
     declared = unit_tests_in_yaml()
     assert declared >= FINANCE_UNIT_TESTS  # the finance reference cases among them
-    assert "stg_gcp__billing_export_one_id_per_commitment" in declared
+    assert "int_gcp__billing_cost_lines_one_id_per_commitment" in declared
     result = dbt_unit_test_build
     assert result.returncode == 0, result.stdout[-4000:]
     passed = passed_unit_tests(result.stdout)

@@ -2,8 +2,10 @@
     The canonical cost line table: every billing source, one row per cost line, FOCUS 1.2 columns
     plus the 1.3 additions, with GPU model, GPU count and GPU-hours resolved in one place.
 
-    Adding a billing source: write its staging model so it returns `focus_columns` and
-    `staging_project_columns` below, then add one line to `cost_line_sources`.
+    Adding a billing source: a staging model that selects, renames and types what the source has;
+    where FOCUS needs more (joins, amortization, combining exports), an intermediate model returning
+    the FOCUS columns it can fill (macro focus_columns) and `staging_project_columns` below; then one
+    entry in `cost_line_sources`. Columns a source lacks become nulls of their type.
 
     Incremental by billing period: a load replaces whole billing periods in raw, so a run rebuilds
     only the (x_source, BillingPeriodStart) keys whose lines changed, i.e. whose set of
@@ -22,42 +24,40 @@
 
 {%- set incremental = incremental_with_columns(['x_built_at']) %}
 
+{#- The cost lines of each billing source: its intermediate model where its FOCUS mapping needs more than
+    renaming (joins, amortization), else its staging model. -#}
 {%- set cost_line_sources = [
-    ref('stg_focus__cost_and_usage'),
-    ref('stg_oci__cost_report'),
-    ref('stg_aws__cur_line_items'),
-    ref('stg_gpu_clouds__usage'),
-    ref('int_onprem__daily_cost_lines'),
-    ref('stg_azure__cost_details'),
-    ref('stg_gcp__billing_export'),
+    'stg_focus__cost_and_usage',
+    'stg_oci__cost_report',
+    'int_aws__cur_cost_lines',
+    'int_gpu_clouds__usage',
+    'int_onprem__daily_cost_lines',
+    'int_azure__cost_lines',
+    'int_gcp__billing_cost_lines',
 ] -%}
 
-{#- FOCUS 1.2 columns, then the FOCUS 1.3 additions (nullable). -#}
-{%- set focus_columns = [
-    'AvailabilityZone', 'BilledCost', 'BillingAccountId', 'BillingAccountName', 'BillingAccountType',
-    'BillingCurrency', 'BillingPeriodEnd', 'BillingPeriodStart', 'CapacityReservationId',
-    'CapacityReservationStatus', 'ChargeCategory', 'ChargeClass', 'ChargeDescription', 'ChargeFrequency',
-    'ChargePeriodEnd', 'ChargePeriodStart', 'CommitmentDiscountCategory', 'CommitmentDiscountId',
-    'CommitmentDiscountName', 'CommitmentDiscountQuantity', 'CommitmentDiscountStatus',
-    'CommitmentDiscountType', 'CommitmentDiscountUnit', 'ConsumedQuantity', 'ConsumedUnit',
-    'ContractedCost', 'ContractedUnitPrice', 'EffectiveCost', 'InvoiceId', 'InvoiceIssuerName',
-    'ListCost', 'ListUnitPrice', 'PricingCategory', 'PricingCurrency',
-    'PricingCurrencyContractedUnitPrice', 'PricingCurrencyEffectiveCost', 'PricingCurrencyListUnitPrice',
-    'PricingQuantity', 'PricingUnit', 'ProviderName', 'PublisherName', 'RegionId', 'RegionName',
-    'ResourceId', 'ResourceName', 'ResourceType', 'ServiceCategory', 'ServiceName', 'ServiceSubcategory',
-    'SkuId', 'SkuMeter', 'SkuPriceDetails', 'SkuPriceId', 'SubAccountId', 'SubAccountName',
-    'SubAccountType', 'Tags',
-    'ServiceProviderName', 'HostProviderName', 'ContractApplied', 'AllocatedMethodId',
-    'AllocatedMethodDetails', 'AllocatedResourceId', 'AllocatedResourceName', 'AllocatedTags',
-] -%}
+{#- FOCUS 1.2 columns, then the FOCUS 1.3 additions (nullable): the one definition, var focus_columns. -#}
+{%- set focus_column_list = focus_columns() -%}
 
-{#- Project columns every staging model provides (GPU hints from the source, tags, lineage). -#}
+{#- Project columns: GPU hints from the source, tags, lineage. -#}
 {%- set staging_project_columns = [
-    'x_source', 'x_instance_type', 'x_sku_gpu_count', 'x_sku_gpu_model',
-    'x_load_id', 'x_source_file', 'x_source_row', 'x_extensions',
+    ('x_source', dbt.type_string()),
+    ('x_instance_type', dbt.type_string()),
+    ('x_sku_gpu_count', 'decimal(18, 6)'),
+    ('x_sku_gpu_model', dbt.type_string()),
+    ('x_load_id', dbt.type_string()),
+    ('x_source_file', dbt.type_string()),
+    ('x_source_row', dbt.type_bigint()),
+    ('x_extensions', dbt.type_string()),
 ] -%}
 
-{%- set source_columns = focus_columns + staging_project_columns -%}
+{%- set source_columns = focus_column_list + staging_project_columns -%}
+
+{#- A source states only the columns it has: the others are filled with nulls of their type. -#}
+{%- set sources = [] -%}
+{%- for name in cost_line_sources -%}
+    {%- do sources.append({'relation': ref(name), 'columns': columns_or_typed_nulls(name, source_columns)}) -%}
+{%- endfor -%}
 
 {#- The lines a run rebuilds: all of them, or on an incremental run those of the changed periods. -#}
 {%- set changed = '(x_source, BillingPeriodStart) in (select x_source, BillingPeriodStart from changed_periods)'
@@ -65,12 +65,14 @@
 
 with
 
-{% for relation in cost_line_sources %}
+{% for source in sources %}
 source_{{ loop.index }} as (
 
     select
-        {{ source_columns | join(',\n        ') }}
-    from {{ relation }}
+        {% for name, sql_type in source_columns -%}
+        {{ source.columns[name] }}{{ ' as ' ~ name if source.columns[name] != name }}{{ ',' if not loop.last }}
+        {% endfor %}
+    from {{ source.relation }}
 
 ),
 
@@ -81,9 +83,9 @@ source_{{ loop.index }} as (
 -- (source, load, billing period, rows) now and as built: any difference marks the period as changed.
 current_fingerprint as (
 
-    {% for relation in cost_line_sources -%}
+    {% for source in sources -%}
     select x_source, x_load_id, BillingPeriodStart, count(*) as row_count
-    from {{ relation }}
+    from {{ source.relation }}
     group by x_source, x_load_id, BillingPeriodStart
     {%- if not loop.last %}
     union all
@@ -115,7 +117,7 @@ changed_periods as (
 
 unioned as (
 
-    {% for relation in cost_line_sources -%}
+    {% for source in sources -%}
     select * from source_{{ loop.index }}
     where {{ changed }}
     {%- if not loop.last %}
@@ -135,26 +137,16 @@ gpu_instance_types as (
 
 ),
 
-gpu_sku_descriptions as (
-
-    select
-        lower(description_pattern) as pattern,
-        gpu_model
-    from {{ ref('gpu_sku_descriptions') }}
-
-),
-
--- GPUs billed as their own per-GPU-hour SKU (Google Cloud) name no instance type: match the
--- charge description against known SKU wording, longest pattern first. The sources are read a
--- second time for this, narrow: reading `unioned` twice would make the engine hold every line.
+-- GPUs billed as their own per-GPU-hour SKU (Google Cloud, OCI) name no instance type: match the
+-- charge description against known SKU wording. The sources are read a second time for this, narrow:
+-- reading `unioned` twice would make the engine hold every line.
 sku_description_candidates as (
 
-    {% for relation in cost_line_sources -%}
+    {% for source in sources -%}
     select x_load_id, x_source_file, x_source_row, ChargeDescription
-    from {{ relation }}
+    from {{ source.relation }}
     where {{ changed }}
-        and x_instance_type is null
-        and lower(ChargeDescription) like '%gpu%'
+        and {{ source.columns['x_instance_type'] }} is null
     {%- if not loop.last %}
     union all
     {% endif %}
@@ -164,18 +156,7 @@ sku_description_candidates as (
 
 sku_description_matches as (
 
-    select
-        candidates.x_load_id,
-        candidates.x_source_file,
-        candidates.x_source_row,
-        gpu_sku_descriptions.gpu_model,
-        row_number() over (
-            partition by candidates.x_load_id, candidates.x_source_file, candidates.x_source_row
-            order by length(gpu_sku_descriptions.pattern) desc
-        ) as match_rank
-    from sku_description_candidates as candidates
-    inner join gpu_sku_descriptions
-        on lower(candidates.ChargeDescription) like {{ dbt.concat(["'%'", "gpu_sku_descriptions.pattern", "'%'"]) }}
+    {{ gpu_sku_description_matches('sku_description_candidates', ['x_load_id', 'x_source_file', 'x_source_row'], 'ChargeDescription') }}
 
 ),
 
@@ -195,7 +176,6 @@ gpu_resolved as (
         on unioned.x_load_id = sku_description_matches.x_load_id
         and unioned.x_source_file = sku_description_matches.x_source_file
         and unioned.x_source_row = sku_description_matches.x_source_row
-        and sku_description_matches.match_rank = 1
 
 ),
 
@@ -222,7 +202,7 @@ units_normalised as (
 final as (
 
     select
-        {% for column in focus_columns -%}
+        {% for column, sql_type in focus_column_list -%}
         {{ 'focus_pricing_unit as PricingUnit' if column == 'PricingUnit' else column }}{{ ',' if not loop.last }}
         {% endfor -%},
         x_source,

@@ -5,10 +5,8 @@ from __future__ import annotations
 import csv
 import json
 import logging
-import os
 import shutil
 import subprocess
-import sys
 from datetime import datetime
 from decimal import Decimal
 from pathlib import Path
@@ -17,17 +15,18 @@ import pyarrow.parquet as pq
 import pytest
 
 from pipelines.cli import main
-from pipelines.lib.ingest.billing_sources import AWS_CUR, BILLING_SOURCES
+from pipelines.lib.ingest.billing_sources import AWS_CUR
 from pipelines.lib.ingest.ingest import ingest_landing_zone
 from pipelines.lib.ingest.landing import register
-from pipelines.lib.settings import DBT_PROJECT_DIR, FinopsHome
-from pipelines.lib.warehouse.warehouse import connect, ensure_tables
+from pipelines.lib.settings import FinopsHome
+from pipelines.lib.warehouse.warehouse import connect
 from sources.aws import output_schema, parse_cur_delivery, read_cur_file
 from sources.aws.columns import athena_name
 from sources.common.delivery import Delivery
 from sources.common.detect import detect_source
 from sources.common.errors import RejectedInput
 from tests.support import aws_fixtures
+from tests.support.dbt_helpers import passed_unit_tests, unit_tests_in_yaml
 from tests.support.warehouse_helpers import query, table_fingerprint
 
 FIXTURES = aws_fixtures.FIXTURES
@@ -355,27 +354,16 @@ def _ingest(home: FinopsHome):
         return ingest_landing_zone(home, con, AWS_CUR, log=log)
 
 
-# --- dbt: the staging model's golden cases ------------------------------------------------------
+# --- dbt: the cost line model's golden cases -----------------------------------------------------
 
 
-def test_staging_unit_tests_pass(tmp_path: Path):
-    """The YAML unit tests of stg_aws__cur_line_items (amortization, GPU resolution) on a real DuckDB."""
-    home = tmp_path / "home"
-    home.mkdir()
-    with connect(home / "warehouse.duckdb") as con:
-        for source in BILLING_SOURCES:
-            ensure_tables(con, source.raw_table)
-    dbt = Path(sys.executable).parent / "dbt"
-    result = subprocess.run(
-        [str(dbt), "test", "--select", "stg_aws__cur_line_items,test_type:unit", "--target-path", str(tmp_path / "t")],
-        cwd=DBT_PROJECT_DIR,
-        env=os.environ | {"FINOPS_HOME": str(home)},
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert result.returncode == 0, result.stdout[-3000:]
-    assert "PASS=2" in result.stdout
+def test_cost_line_unit_tests_pass(dbt_unit_test_build: subprocess.CompletedProcess[str]):
+    """The YAML unit tests of int_aws__cur_cost_lines (amortization, GPU resolution) on a real DuckDB (the
+    session's one dbt build)."""
+    assert dbt_unit_test_build.returncode == 0, dbt_unit_test_build.stdout[-3000:]
+    declared = unit_tests_in_yaml("int_aws__cur_cost_lines")
+    assert len(declared) == 2
+    assert declared <= passed_unit_tests(dbt_unit_test_build.stdout)
 
 
 # --- the whole path, through the CLI ------------------------------------------------------------

@@ -455,17 +455,17 @@ def test_a_new_delivery_restates_only_the_invoice_months_it_carries(home: Finops
     assert by_period == [("202405", Decimal(100), 1), ("202411", Decimal("0.56"), 1), ("202412", Decimal(0), 2)]
 
 
-# --- dbt: the staging model's golden cases ------------------------------------------------------
+# --- dbt: the cost line model's golden cases -----------------------------------------------------
 
 
-def test_staging_unit_tests_pass(dbt_unit_test_build: subprocess.CompletedProcess[str]):
-    """The YAML unit tests of stg_gcp__billing_export on a real DuckDB (the session's one dbt build): FOCUS rules,
-    commitment amortization, and one CommitmentDiscountId for a commitment's fee and the usage it covered."""
+def test_cost_line_unit_tests_pass(dbt_unit_test_build: subprocess.CompletedProcess[str]):
+    """The YAML unit tests of int_gcp__billing_cost_lines on a real DuckDB (the session's one dbt build): FOCUS
+    rules, commitment amortization, and one CommitmentDiscountId for a commitment's fee and the usage it covered."""
     assert dbt_unit_test_build.returncode == 0, dbt_unit_test_build.stdout[-3000:]
-    declared = unit_tests_in_yaml("stg_gcp__billing_export")
-    assert len(declared) == 3 and "stg_gcp__billing_export_one_id_per_commitment" in declared
+    declared = unit_tests_in_yaml("int_gcp__billing_cost_lines")
+    assert len(declared) == 3 and "int_gcp__billing_cost_lines_one_id_per_commitment" in declared
     assert declared <= passed_unit_tests(dbt_unit_test_build.stdout)
-    assert re.search(r"OK created sql \w+ model staging\.stg_gcp__billing_export ", dbt_unit_test_build.stdout)
+    assert re.search(r"OK created sql \w+ model intermediate\.int_gcp__billing_cost_lines ", dbt_unit_test_build.stdout)
 
 
 # --- The whole pipeline ----------------------------------------------------------------------------

@@ -82,26 +82,16 @@ renamed as (
         product_availability_domain as AvailabilityZone,
         cost_my_cost as BilledCost,
         line_item_tenant_id as BillingAccountId,
-        cast(null as {{ text }}) as BillingAccountName,
         'Tenancy' as BillingAccountType,
         cost_currency_code as BillingCurrency,
         billing_period_end as BillingPeriodEnd,
         billing_period_start as BillingPeriodStart,
-        cast(null as {{ text }}) as CapacityReservationId,
-        cast(null as {{ text }}) as CapacityReservationStatus,
         case when is_correction then 'Adjustment' else 'Usage' end as ChargeCategory,
         case when is_correction then 'Correction' end as ChargeClass,
         product_description as ChargeDescription,
         'Usage-Based' as ChargeFrequency,
         line_item_interval_usage_end as ChargePeriodEnd,
         line_item_interval_usage_start as ChargePeriodStart,
-        cast(null as {{ text }}) as CommitmentDiscountCategory,
-        cast(null as {{ text }}) as CommitmentDiscountId,
-        cast(null as {{ text }}) as CommitmentDiscountName,
-        cast(null as decimal(38, 12)) as CommitmentDiscountQuantity,
-        cast(null as {{ text }}) as CommitmentDiscountStatus,
-        cast(null as {{ text }}) as CommitmentDiscountType,
-        cast(null as {{ text }}) as CommitmentDiscountUnit,
         case when not is_correction then usage_billed_quantity end as ConsumedQuantity,
         case
             when not is_correction and usage_billed_quantity is not null
@@ -110,15 +100,10 @@ renamed as (
         cost_my_cost as ContractedCost,
         cost_unit_price as ContractedUnitPrice,
         cost_my_cost as EffectiveCost,
-        cast(null as {{ text }}) as InvoiceId,
         'Oracle' as InvoiceIssuerName,
         coalesce(cast(cost_unit_price * usage_billed_quantity as decimal(38, 12)), cost_my_cost) as ListCost,
         cost_unit_price as ListUnitPrice,
         case when not is_correction then 'Standard' end as PricingCategory,
-        cast(null as {{ text }}) as PricingCurrency,
-        cast(null as decimal(38, 12)) as PricingCurrencyContractedUnitPrice,
-        cast(null as decimal(38, 12)) as PricingCurrencyEffectiveCost,
-        cast(null as decimal(38, 12)) as PricingCurrencyListUnitPrice,
         usage_billed_quantity as PricingQuantity,
         case
             when usage_billed_quantity is null then null
@@ -128,9 +113,7 @@ renamed as (
         'Oracle' as ProviderName,
         'Oracle' as PublisherName,
         product_region as RegionId,
-        cast(null as {{ text }}) as RegionName,
         product_resource_id as ResourceId,
-        cast(null as {{ text }}) as ResourceName,
         -- OCIDs name their resource type: ocid1.<type>.<realm>...
         {{ regexp_extract_group('product_resource_id', '^ocid1\\.([a-z0-9]+)\\.', 1) }} as ResourceType,
         case
@@ -140,11 +123,7 @@ renamed as (
             else 'Other'
         end as ServiceCategory,
         product_service as ServiceName,
-        cast(null as {{ text }}) as ServiceSubcategory,
         cost_product_sku as SkuId,
-        cast(null as {{ text }}) as SkuMeter,
-        cast(null as {{ text }}) as SkuPriceDetails,
-        cast(null as {{ text }}) as SkuPriceId,
         product_compartment_id as SubAccountId,
         product_compartment_name as SubAccountName,
         'Compartment' as SubAccountType,
@@ -153,18 +132,10 @@ renamed as (
         -- FOCUS 1.3 additions
         'Oracle' as ServiceProviderName,
         'Oracle' as HostProviderName,
-        cast(null as {{ text }}) as ContractApplied,
-        cast(null as {{ text }}) as AllocatedMethodId,
-        cast(null as {{ text }}) as AllocatedMethodDetails,
-        cast(null as {{ text }}) as AllocatedResourceId,
-        cast(null as {{ text }}) as AllocatedResourceName,
-        cast(null as {{ text }}) as AllocatedTags,
 
         -- project columns
         'oci_cost' as x_source,
-        cast(null as {{ text }}) as x_instance_type,
         cast(case when is_gpu_hours then 1 end as decimal(18, 6)) as x_sku_gpu_count,
-        cast(null as {{ text }}) as x_sku_gpu_model,
         -- columns OCI added after the pinned list arrive as a JSON object: merge its members in
         case
             when extra_columns is null or extra_columns = '{}' then extensions_base

@@ -54,14 +54,14 @@ with
 actual as (
 
     select *, 'azure_actual' as x_source
-    from {{ source('raw', 'azure_actual_cost') }}
+    from {{ ref('stg_azure__actual_cost') }}
 
 ),
 
 amortized as (
 
     select *, 'azure_amortized' as x_source
-    from {{ source('raw', 'azure_amortized_cost') }}
+    from {{ ref('stg_azure__amortized_cost') }}
 
 ),
 
@@ -177,7 +177,6 @@ renamed as (
         coalesce(BillingProfileId, _billing_account_id) as BillingAccountId,
         case when BillingProfileId is not null then BillingProfileName else BillingAccountName end
             as BillingAccountName,
-        cast(null as varchar) as BillingAccountType,
         BillingCurrencyCode as BillingCurrency,
         cast(
             coalesce(
@@ -186,8 +185,6 @@ renamed as (
             ) as timestamp
         ) as BillingPeriodEnd,
         cast(_billing_period_start as timestamp) as BillingPeriodStart,
-        cast(null as varchar) as CapacityReservationId,
-        cast(null as varchar) as CapacityReservationStatus,
         charge_category as ChargeCategory,
         case when charge_type_key = 'refund' then 'Correction' end as ChargeClass,
         ProductName as ChargeDescription,
@@ -206,14 +203,12 @@ renamed as (
             as CommitmentDiscountId,
         case when commitment_discount_type is not null then coalesce(benefitName, ReservationName) end
             as CommitmentDiscountName,
-        cast(null as decimal(38, 12)) as CommitmentDiscountQuantity,
         case
             when commitment_discount_type is null then null
             when charge_type_key in ('unusedreservation', 'unusedsavingsplan') then 'Unused'
             when charge_category = 'Usage' and is_commitment then 'Used'
         end as CommitmentDiscountStatus,
         commitment_discount_type as CommitmentDiscountType,
-        cast(null as varchar) as CommitmentDiscountUnit,
         case
             when charge_category = 'Usage'
                 and coalesce(charge_type_key, '') not in ('unusedreservation', 'unusedsavingsplan')
@@ -268,10 +263,8 @@ renamed as (
         'Microsoft' as ProviderName,
         coalesce(PublisherName, 'Microsoft') as PublisherName,
         lower(replace(trim(ResourceLocation), ' ', '')) as RegionId,
-        cast(null as varchar) as RegionName,
         ResourceId,
         coalesce(ResourceName, {{ dbt.split_part('ResourceId', "'/'", -1) }}) as ResourceName,
-        cast(null as varchar) as ResourceType,
         case
             when MeterCategory in ('Virtual Machines', 'Virtual Machines Licenses', 'Cloud Services',
                                    'Container Instances', 'Azure App Service', 'Functions', 'Batch')
@@ -305,22 +298,13 @@ renamed as (
         case when MeterCategory = 'Virtual Machines' then 'Virtual Machines' end as ServiceSubcategory,
         ProductId as SkuId,
         MeterName as SkuMeter,
-        cast(null as varchar) as SkuPriceDetails,
-        cast(null as varchar) as SkuPriceId,
         SubscriptionId as SubAccountId,
         SubscriptionName as SubAccountName,
-        cast(null as varchar) as SubAccountType,
         Tags,
 
         -- FOCUS 1.3 additions
         'Microsoft' as ServiceProviderName,
         'Microsoft' as HostProviderName,
-        cast(null as varchar) as ContractApplied,
-        cast(null as varchar) as AllocatedMethodId,
-        cast(null as varchar) as AllocatedMethodDetails,
-        cast(null as varchar) as AllocatedResourceId,
-        cast(null as varchar) as AllocatedResourceName,
-        cast(null as varchar) as AllocatedTags,
 
         -- project columns
         x_source,
@@ -333,8 +317,6 @@ renamed as (
                                                   '^Reserved VM Instance, (Standard_[A-Za-z0-9_]+),', 1) }}
             end
         ) as x_instance_type,
-        cast(null as decimal(18, 6)) as x_sku_gpu_count,
-        cast(null as varchar) as x_sku_gpu_model,
         {{ json_object_of_text({
             'MeterCategory': 'MeterCategory',
             'MeterSubCategory': 'MeterSubCategory',
@@ -347,10 +329,10 @@ renamed as (
             'CostCenter': 'CostCenter',
             'InvoiceSectionName': 'InvoiceSectionName',
         }) }} as x_extensions,
-        _load_id as x_load_id,
-        _source_file as x_source_file,
-        _source_row as x_source_row,
-        _ingested_at as x_ingested_at
+        x_load_id,
+        x_source_file,
+        x_source_row,
+        x_ingested_at
 
     from costed
 

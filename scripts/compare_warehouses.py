@@ -24,7 +24,7 @@ from pathlib import Path
 import duckdb
 
 DEFAULT_SCHEMAS = ("marts", "intermediate")
-BUILD_BOOKKEEPING = ("x_built_at", "_built_at", "x_defaults_key", "_defaults_key")
+BUILD_BOOKKEEPING = ("%built_at", "x_defaults_key", "_defaults_key")
 """When a row was built, and the hash of the inputs it was built from: the same data, built twice, differs here."""
 
 

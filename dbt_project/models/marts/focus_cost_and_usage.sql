@@ -1,7 +1,7 @@
 {#-
     The warehouse's cost lines as a FOCUS 1.2 Cost and Usage dataset, for `gpu-finops export focus`:
     exactly the FOCUS 1.2 columns in the spec's order, then this project's `x_` columns. The export
-    must pass the FinOps Foundation's validator (tests/test_focus_export_validates.py) whatever the
+    must pass the FinOps Foundation's validator (tests/pipelines/test_focus_export_validates.py) whatever the
     sources deliver, so this model, and only for the export:
     - fills FOCUS 1.2 columns that may not be null (InvoiceIssuerName, PublisherName, ChargeFrequency,
       BillingAccountType, SubAccountType, ServiceSubcategory, PricingCurrency and its effective cost)

@@ -6,9 +6,10 @@ and once with the new, then:
     python scripts/compare_warehouses.py old/warehouse.duckdb new/warehouse.duckdb
 
 Every table and view in the compared schemas (default: marts, intermediate) must exist in both files
-with the same columns and types, and hold the same rows as a multiset (`EXCEPT ALL` both ways, so
-duplicates count and DECIMAL values compare exactly). Columns that record when or by which run a row
-was built differ between any two builds and are left out (`--ignore-column`, a LIKE pattern).
+with the same columns and types (a column that held only nulls may go), and hold the same rows as a
+multiset (`EXCEPT ALL` both ways, so duplicates count and DECIMAL values compare exactly). Columns
+that record when or by which run a row was built differ between any two builds and are left out
+(`--ignore-column`, a LIKE pattern).
 Tables only the new warehouse holds are listed as added, not failed: a refactoring may add models.
 Exit status 0 when equal, 1 when anything differs.
 """
@@ -47,10 +48,12 @@ def compare(old: Path, new: Path, schemas: Sequence[str], ignore: Sequence[str])
             if name not in new_tables:
                 result.problems.append(f"{name}: missing from {new}")
                 continue
-            if old_tables[name] != new_tables[name]:
-                result.problems.append(f"{name}: columns differ\n  old {old_tables[name]}\n  new {new_tables[name]}")
+            problem = _columns_differ(con, name, old_tables[name], new_tables[name])
+            if problem:
+                result.problems.append(problem)
                 continue
-            problem = _rows_differ(con, name, [column for column, _ in old_tables[name]])
+            shared = [column for column in old_tables[name] if column in new_tables[name]]
+            problem = _rows_differ(con, name, [column for column, _ in shared])
             if problem:
                 result.problems.append(problem)
             else:
@@ -78,6 +81,20 @@ def _columns(
     for table, column, data_type in rows:
         tables.setdefault(table, []).append((column, data_type))
     return tables
+
+
+def _columns_differ(
+    con: duckdb.DuckDBPyConnection, table: str, old: list[tuple[str, str]], new: list[tuple[str, str]]
+) -> str | None:
+    """Same columns and types, in any order; a column may only go when it held nothing but nulls (padding)."""
+    added = [column for column in new if column not in old]
+    dropped = [column for column in old if column not in new]
+    if added:
+        return f"{table}: columns added or retyped {added} (old {old})"
+    for column, _ in dropped:
+        if con.execute(f'select count("{column}") from old_wh.{table}').fetchall()[0][0]:
+            return f"{table}: column {column} dropped though it held values"
+    return None
 
 
 def _rows_differ(con: duckdb.DuckDBPyConnection, table: str, columns: list[str]) -> str | None:

@@ -3,13 +3,13 @@
 A refactoring of the dbt project must leave every mart as it was. Build the demo once with the old code
 and once with the new, then:
 
-    python scripts/compare_warehouses.py old/warehouse.duckdb new/warehouse.duckdb
+    python scripts/compare_warehouses.py old/warehouse.duckdb new/warehouse.duckdb [--separate-loads]
 
 Every table and view in the compared schemas (default: marts, intermediate) must exist in both files
 with the same columns and types (a column that held only nulls may go), and hold the same rows as a
 multiset (`EXCEPT ALL` both ways, so duplicates count and DECIMAL values compare exactly). Columns
 that record when or by which run a row was built differ between any two builds and are left out
-(`--ignore-column`, a LIKE pattern).
+(`--ignore-column`, an ILIKE pattern).
 Tables only the new warehouse holds are listed as added, not failed: a refactoring may add models.
 Exit status 0 when equal, 1 when anything differs.
 """
@@ -27,6 +27,9 @@ import duckdb
 DEFAULT_SCHEMAS = ("marts", "intermediate")
 BUILD_BOOKKEEPING = ("%built_at", "x_defaults_key", "_defaults_key")
 """When a row was built, and the hash of the inputs it was built from: the same data, built twice, differs here."""
+LOAD_LINEAGE = ("%load_id", "%loadid", "%ingested_at", "%source_file", "%sourcefile")
+"""Which load wrote a row, when, and its landing path (which carries the arrival time): the same files, loaded
+twice (two `make demo` runs), differ here."""
 
 
 @dataclass
@@ -67,7 +70,7 @@ def _columns(
     con: duckdb.DuckDBPyConnection, catalog: str, schemas: Sequence[str], ignore: Sequence[str]
 ) -> dict[str, list[tuple[str, str]]]:
     placeholders = ", ".join("?" for _ in schemas)
-    ignored = " and ".join("column_name not like ?" for _ in ignore) or "true"
+    ignored = " and ".join("column_name not ilike ?" for _ in ignore) or "true"
     rows = con.execute(
         f"""
         select table_schema || '.' || table_name, column_name, data_type
@@ -133,13 +136,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--ignore-column",
         action="append",
         dest="ignore",
-        help=f"column name LIKE pattern to leave out (repeatable; default {BUILD_BOOKKEEPING})",
+        help=f"column name ILIKE pattern to leave out (repeatable; default {BUILD_BOOKKEEPING})",
+    )
+    parser.add_argument(
+        "--separate-loads",
+        action="store_true",
+        help=f"the two warehouses loaded the files separately: also leave out {LOAD_LINEAGE}",
     )
     args = parser.parse_args(argv)
     for path in (args.old, args.new):
         if not path.is_file():
             parser.error(f"{path}: no such warehouse file")
-    result = compare(args.old, args.new, args.schemas or DEFAULT_SCHEMAS, args.ignore or BUILD_BOOKKEEPING)
+    ignore = list(args.ignore or BUILD_BOOKKEEPING) + list(LOAD_LINEAGE if args.separate_loads else ())
+    result = compare(args.old, args.new, args.schemas or DEFAULT_SCHEMAS, ignore)
     for table in result.added:
         print(f"added   {table}")
     for problem in result.problems:

@@ -96,8 +96,8 @@ def test_a_dropped_column_that_held_values_differs(tmp_path: Path):
 
 def test_separately_loaded_warehouses_compare_without_their_load_lineage(tmp_path: Path):
     table = "create schema marts; create table marts.fct_lines (x_LoadId varchar, x_source_file varchar, cost decimal);"
-    old = warehouse(tmp_path / "old.duckdb", table + "insert into marts.fct_lines values ('load-1', '20261201T1__a', 1)")
-    new = warehouse(tmp_path / "new.duckdb", table + "insert into marts.fct_lines values ('load-2', '20261202T1__a', 1)")
+    old = warehouse(tmp_path / "old.duckdb", table + "insert into marts.fct_lines values ('l1', '20261201T1__a', 1)")
+    new = warehouse(tmp_path / "new.duckdb", table + "insert into marts.fct_lines values ('l2', '20261202T1__a', 1)")
     assert compare(old, new).returncode == 1
     result = subprocess.run(
         [sys.executable, str(SCRIPT), str(old), str(new), "--schema", "marts", "--separate-loads"],

@@ -28,7 +28,7 @@
     renaming (joins, amortization), else its staging model. -#}
 {%- set cost_line_sources = [
     'stg_focus__cost_and_usage',
-    'stg_oci__cost_report',
+    'int_oci__cost_lines',
     'int_aws__cur_cost_lines',
     'int_gpu_clouds__usage',
     'int_onprem__daily_cost_lines',

@@ -27,7 +27,7 @@
 {#- The cost lines of each billing source: its intermediate model where its FOCUS mapping needs more than
     renaming (joins, amortization), else its staging model. -#}
 {%- set cost_line_sources = [
-    'stg_focus__cost_and_usage',
+    'int_focus__cost_lines',
     'int_oci__cost_lines',
     'int_aws__cur_cost_lines',
     'int_gpu_clouds__usage',

@@ -28,7 +28,7 @@ free_text_models as (
         'onprem_gpu_assets' as x_source,
         gpu_model_as_delivered,
         gpu_model
-    from {{ ref('stg_onprem__gpu_assets') }}
+    from {{ ref('int_onprem__gpu_assets') }}
 
 )
 

@@ -22,7 +22,7 @@ assets as (
             'least(coalesce(retired_date, ' ~ day_after_window ~ '), ' ~ day_after_window ~ ')',
             'day',
         ) }} as service_days
-    from {{ ref('stg_onprem__gpu_assets') }}
+    from {{ ref('int_onprem__gpu_assets') }}
 
 ),
 

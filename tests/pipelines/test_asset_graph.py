@@ -76,7 +76,7 @@ def test_the_snapshot_names_the_assets_the_design_promises():
     assert "group=ingest" in assets["raw/focus_cost_and_usage"][0]
     assert "check raw_matches_audited_deliveries" in assets["raw/focus_cost_and_usage"]
     assert "dep raw/focus_cost_and_usage" in assets["staging/stg_focus__cost_and_usage"]
-    assert "dep staging/stg_focus__cost_and_usage" in assets["intermediate/int_billing__cost_lines"]
+    assert "dep intermediate/int_focus__cost_lines" in assets["intermediate/int_billing__cost_lines"]
     assert {"marts/fct_cost_daily", "marts/fct_gpu_spend_daily"} <= assets.keys()
     assert "schedule daily_refresh_schedule  cron=0 6 * * *  job=daily_refresh" in SNAPSHOT.read_text()
 

@@ -27,8 +27,8 @@
 {#- The cost lines of each billing source: its intermediate model where its FOCUS mapping needs more than
     renaming (joins, amortization), else its staging model. -#}
 {%- set cost_line_sources = [
-    'stg_focus__cost_and_usage',
-    'stg_oci__cost_report',
+    'int_focus__cost_lines',
+    'int_oci__cost_lines',
     'int_aws__cur_cost_lines',
     'int_gpu_clouds__usage',
     'int_onprem__daily_cost_lines',

@@ -32,7 +32,7 @@ assets as (
             coalesce(retired_date, cast({{ dbt.dateadd('day', 1, onprem_costs_through()) }} as date)),
             cast({{ dbt.dateadd('day', 1, onprem_costs_through()) }} as date)
         ) as service_end
-    from {{ ref('stg_onprem__gpu_assets') }}
+    from {{ ref('int_onprem__gpu_assets') }}
 
 ),
 

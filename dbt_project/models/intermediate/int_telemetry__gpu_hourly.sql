@@ -13,7 +13,7 @@ with
 
 samples as (
 
-    select * from {{ ref('stg_telemetry__gpu_samples') }}
+    select * from {{ ref('int_telemetry__gpu_samples') }}
 
 ),
 

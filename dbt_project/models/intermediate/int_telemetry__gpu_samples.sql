@@ -4,11 +4,9 @@
     `sampled_at`, so it belongs to the hour its interval starts in. When two loads hold the same
     GPU, metric and time (overlapping log files), the later load wins: nothing is counted twice.
     Values stay in their source units here; int_telemetry__gpu_hourly normalises ratios.
-    A table, not a view like other staging models: samples are the largest input in the warehouse,
-    and the tests and the hourly roll-up would otherwise each repeat the de-duplication and pivot.
+    A table: samples are the largest input in the warehouse, and the tests and the hourly roll-up
+    would otherwise each repeat the de-duplication and pivot.
 -#}
-
-{{ config(materialized='table') }}
 
 {%- set sample_columns = [
     'source', 'host', 'gpu_uuid', 'gpu_index', 'gpu_model_name', 'metric', 'value', 'namespace', 'pod',
@@ -21,7 +19,7 @@ with
 prometheus as (
 
     select {{ sample_columns | join(', ') }}
-    from {{ source('raw', 'prometheus_gpu_samples') }}
+    from {{ ref('stg_telemetry__prometheus_gpu_samples') }}
 
 ),
 
@@ -32,9 +30,9 @@ nvidia_smi as (
         {{ sample_columns | join(', ') }},
         row_number() over (
             partition by host, gpu_uuid, metric, sampled_at
-            order by _ingested_at desc, _load_id desc
+            order by x_ingested_at desc, x_load_id desc
         ) as load_rank
-    from {{ source('raw', 'nvidia_smi_gpu_samples') }}
+    from {{ ref('stg_telemetry__nvidia_smi_gpu_samples') }}
 
 ),
 

@@ -1,0 +1,32 @@
+{#- NVIDIA DCGM exporter metrics read from Prometheus, one row per GPU, metric and sample, in the metric's own unit. -#}
+
+with
+
+source as (
+
+    select * from {{ source('raw', 'prometheus_gpu_samples') }}
+
+),
+
+renamed as (
+
+    select
+        source,
+        host,
+        gpu_uuid,
+        gpu_index,
+        gpu_model_name,
+        metric,
+        value,
+        namespace,
+        pod,
+        resource_id,
+        sampled_at,
+        sample_seconds,
+        _load_id as x_load_id,
+        _ingested_at as x_ingested_at
+    from source
+
+)
+
+select * from renamed

@@ -10,22 +10,7 @@ source as (
 
 renamed as (
 
-    select
-        source,
-        host,
-        gpu_uuid,
-        gpu_index,
-        gpu_model_name,
-        metric,
-        value,
-        namespace,
-        pod,
-        resource_id,
-        sampled_at,
-        sample_seconds,
-        _load_id as x_load_id,
-        _ingested_at as x_ingested_at
-    from source
+    {{ telemetry_samples_renamed('source') }}
 
 )
 

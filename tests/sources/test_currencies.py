@@ -6,8 +6,7 @@ from datetime import date
 
 import pytest
 
-from pipelines.lib.quality.currencies import ISO_4217_CURRENCIES, minor_units
-from sources.common.currencies import active_currencies
+from sources.common.currencies import ISO_4217_CURRENCIES, active_currencies, minor_units
 
 # The hand-typed list this project used before taking it from Babel (legal tender on 2026-01-01).
 HAND_TYPED = frozenset(

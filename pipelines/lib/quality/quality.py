@@ -29,8 +29,8 @@ import duckdb
 import polars as pl
 
 from pipelines.lib.operations.test_hooks import pause_if_requested
-from pipelines.lib.quality.currencies import ISO_4217_CURRENCIES
 from pipelines.lib.warehouse.warehouse import RawTable, ReferenceTable, quote_identifier
+from sources.common.currencies import ISO_4217_CURRENCIES
 from sources.common.delivery import DeliveryWarning
 from sources.common.errors import RejectedInput
 from sources.common.row_checks import ERROR, WARNING, Condition, NonNegative

@@ -17,14 +17,14 @@ export FOCUS_VALIDATOR_VENV := $(abspath $(FOCUS_VALIDATOR_VENV))
 # The browser tests (report and docs site) drive Debian's chromium through playwright; CI machines may lack it.
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: install demo test test-slow test-all test-setup lint format ui dev clean chromium bench
+.PHONY: install demo test test-slow test-all test-spark test-setup lint format ui dev clean chromium bench
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
 $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,spark]'
 	touch $(STAMP)
 
 $(FOCUS_VALIDATOR_STAMP): | $(BIN)/python
@@ -49,11 +49,16 @@ PYTEST := $(BIN)/pytest -n 2 --dist loadfile --durations=15
 test: test-setup  ## lint, then every test but the slow ones (dbt builds on fixture data included), two workers
 	$(PYTEST) -m "not slow"
 
-test-slow: test-setup  ## only the tests marked slow
+test-slow: test-setup  ## only the tests marked slow (Spark's included)
 	$(PYTEST) -m slow
 
-test-all: test-setup  ## lint, then every test, slow ones included, in one session (CI)
-	$(PYTEST)
+test-all: test-setup  ## lint, then every test, slow ones included, in one session, Spark's apart (CI)
+	$(PYTEST) -m "not spark"
+
+# The Spark tests start one standalone cluster (a master and a worker JVM) for the whole module and run the demo on
+# it: one worker process, so no second JVM competes for the two cores.
+test-spark: test-setup  ## the dbt project on a local Spark cluster, compared with the DuckDB build of the same lake
+	$(BIN)/pytest -m spark -p no:xdist
 
 test-setup: install chromium
 	$(BIN)/ruff check .

@@ -39,13 +39,19 @@ class Comparison:
     problems: list[str] = field(default_factory=list)
 
 
-def compare(old: Path, new: Path, schemas: Sequence[str], ignore: Sequence[str]) -> Comparison:
+def compare(
+    old: Path, new: Path, schemas: Sequence[str], ignore: Sequence[str], only: set[str] | None = None
+) -> Comparison:
+    """`only`: compare just these `schema.table` names (e.g. the tables another engine built)."""
     con = duckdb.connect()
     try:
         con.execute(f"attach '{_quoted(old)}' as old_wh (read_only)")
         con.execute(f"attach '{_quoted(new)}' as new_wh (read_only)")
         old_tables = _columns(con, "old_wh", schemas, ignore)
         new_tables = _columns(con, "new_wh", schemas, ignore)
+        if only is not None:
+            old_tables = {name: columns for name, columns in old_tables.items() if name in only}
+            new_tables = {name: columns for name, columns in new_tables.items() if name in only}
         result = Comparison(added=sorted(set(new_tables) - set(old_tables)))
         for name in sorted(old_tables):
             if name not in new_tables:

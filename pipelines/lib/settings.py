@@ -59,6 +59,11 @@ class FinopsHome:
         return self.root / "dagster"
 
     @property
+    def spark_warehouse(self) -> Path:
+        """Where the `spark` dbt target writes its tables (`<schema>.db/<table>/`): see profiles.yml."""
+        return self.root / "spark" / "warehouse"
+
+    @property
     def raw_payloads(self) -> Path:
         """Fetched API responses, kept compressed so a day can be re-parsed without refetching."""
         return self.root / "raw"
@@ -92,6 +97,21 @@ def restatement_days() -> int:
 def offline() -> bool:
     """FINOPS_OFFLINE=1: read bundled snapshots instead of calling providers (demo, air-gapped sites)."""
     return os.environ.get("FINOPS_OFFLINE", "").strip().lower() in {"1", "true", "yes"}
+
+
+ENGINES = ("duckdb", "spark")
+
+
+def engine() -> str:
+    """FINOPS_ENGINE (default duckdb): the engine dbt builds the models on, `duckdb` or `spark`.
+
+    It is also the dbt target (profiles.yml). Ingest runs in DuckDB whatever the engine and writes the lake,
+    which both engines read; on Spark the marts are Spark tables that DuckDB reads back for the CLI and report.
+    """
+    chosen = os.environ.get("FINOPS_ENGINE", "").strip().lower() or "duckdb"
+    if chosen not in ENGINES:
+        raise ValueError(f"FINOPS_ENGINE={chosen!r} is not an engine this project builds on; use one of {ENGINES}")
+    return chosen
 
 
 DEFAULT_DUCKDB_MEMORY_LIMIT = "3GB"

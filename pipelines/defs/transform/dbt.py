@@ -2,6 +2,7 @@ import json
 import shlex
 import signal
 import subprocess
+from pathlib import Path
 
 import dagster as dg
 from dagster_dbt import DbtCliResource, dbt_assets
@@ -10,9 +11,10 @@ from pydantic import Field
 
 from pipelines.lib.operations.recovery import DBT_PID_TAG, DBT_STOP_SECONDS
 from pipelines.lib.operations.test_hooks import pause_if_requested
-from pipelines.lib.settings import DUCKDB_WRITER_POOL
+from pipelines.lib.settings import DUCKDB_WRITER_POOL, engine, finops_home
 from pipelines.lib.transform.builds import finish_build, start_build
 from pipelines.lib.transform.dbt import FinopsDbtTranslator, dbt_project, ensure_manifest
+from pipelines.lib.transform.spark_tables import publish_spark_tables, spark_tables
 from pipelines.lib.warehouse.raw_schema import ensure_raw_tables
 
 ensure_manifest()
@@ -56,6 +58,8 @@ def gpu_finops_dbt_models(
             yield event
             if number == 0:
                 pause_if_requested("building")
+        if engine() == "spark":
+            _publish_spark_tables(context, duckdb, invocation.target_path / "manifest.json")
     except BaseException as exc:
         interrupted = isinstance(exc, KeyboardInterrupt | GeneratorExit | dg.DagsterExecutionInterruptedError)
         if invocation is not None:
@@ -75,6 +79,16 @@ def _stop(process: subprocess.Popen) -> None:
     except subprocess.TimeoutExpired:
         process.kill()
         process.wait()
+
+
+def _publish_spark_tables(context: dg.AssetExecutionContext, duckdb: DuckDBResource, manifest: Path) -> None:
+    """The tables Spark built, as DuckDB views, so the CLI, the report and `gpu-finops sql` read them."""
+    warehouse = finops_home().spark_warehouse
+    with duckdb.get_connection() as con:
+        missing = publish_spark_tables(con, spark_tables(manifest, warehouse))
+    if missing:
+        names = ", ".join(f"{table.schema}.{table.name}" for table in missing)
+        context.log.warning(f"Spark has not built these tables yet (no files under {warehouse}): {names}")
 
 
 def _finish(duckdb: DuckDBResource, build_id: str, status: str, message: str | None = None) -> None:

@@ -1,0 +1,143 @@
+"""The same dbt project on Spark, proven against the DuckDB build of the same lake.
+
+One standalone cluster (a master and a worker, separate JVMs on 127.0.0.1) serves the whole module:
+`FINOPS_ENGINE=spark gpu-finops demo` runs against it (ingest into the lake, every model built on Spark,
+the docs, the summary and the report read Spark's tables), then a DuckDB build of the very same lake in a
+second home is compared with it table by table, value for value, and the dbt unit tests run on the cluster.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from pipelines.lib.settings import DBT_PROJECT_DIR
+from pipelines.lib.transform.spark_tables import SparkTable, spark_tables
+from scripts.compare_warehouses import BUILD_BOOKKEEPING, LOAD_LINEAGE, compare
+from sources.synthetic.demo_organisation import demo_last_day
+from tests.support.dbt_helpers import passed_unit_tests, unit_tests_in_yaml
+from tests.support.spark_cluster import standalone_cluster
+
+pytestmark = [pytest.mark.slow, pytest.mark.spark]
+
+DBT = str(Path(sys.executable).parent / "dbt")
+DEMO_VARS = json.dumps({"onprem_costs_through": demo_last_day().isoformat()})
+ENSURE_RAW_VIEWS = """
+from pipelines.lib.settings import finops_home
+from pipelines.lib.warehouse.raw_schema import ensure_raw_tables
+from pipelines.lib.warehouse.warehouse import connect
+with connect(finops_home().warehouse) as con:
+    ensure_raw_tables(con)
+"""
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory):
+    with standalone_cluster(tmp_path_factory.mktemp("spark-cluster")) as master_url:
+        yield master_url
+
+
+@pytest.fixture(scope="module")
+def spark_demo(cluster: str, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.CompletedProcess]:
+    """`FINOPS_ENGINE=spark gpu-finops demo --seed 7` on the cluster: its home and the finished process."""
+    home = tmp_path_factory.mktemp("spark-home")
+    done = subprocess.run(
+        [sys.executable, "-m", "pipelines.cli", "demo", "--seed", "7"],
+        env=_env(home, engine="spark", FINOPS_SPARK_MASTER=cluster),
+        capture_output=True,
+        text=True,
+        timeout=3600,
+    )
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
+    return home, done
+
+
+@pytest.fixture(scope="module")
+def duckdb_build_of_the_same_lake(spark_demo, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A second home whose DuckDB reads the Spark demo's lake (FINOPS_LAKE), with every model built by dbt-duckdb."""
+    spark_home, _ = spark_demo
+    home = tmp_path_factory.mktemp("duckdb-home")
+    env = _env(home, engine="duckdb", FINOPS_LAKE=str(spark_home / "lake"))
+    subprocess.run([sys.executable, "-c", ENSURE_RAW_VIEWS], env=env, check=True, timeout=300)
+    _dbt(home, env, "build", "--full-refresh", "--exclude-resource-type", "unit_test", "--vars", DEMO_VARS)
+    return home
+
+
+@pytest.fixture(scope="module")
+def project_tables(spark_demo, duckdb_build_of_the_same_lake) -> list[SparkTable]:
+    """The project's tables and seeds (from the DuckDB build's manifest), located in the Spark demo's warehouse."""
+    spark_home, _ = spark_demo
+    return spark_tables(duckdb_build_of_the_same_lake / "target" / "manifest.json", spark_home / "spark" / "warehouse")
+
+
+def test_the_spark_demo_builds_every_table_and_reads_them_back_in_duckdb(spark_demo, project_tables):
+    """Every table and seed of the project has files in Spark's warehouse and a DuckDB view over them, and the
+    summary the demo printed came from them (its GPU spend line is there)."""
+    home, done = spark_demo
+    tables = project_tables
+    assert len(tables) > 30, "the manifest lists the project's tables"
+    with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as con:
+        views = {
+            (schema, name)
+            for schema, name in con.execute(
+                "select table_schema, table_name from information_schema.tables where table_type = 'VIEW'"
+            ).fetchall()
+        }
+    assert {(table.schema, table.name) for table in tables} <= views
+    assert "GPU" in done.stdout
+
+
+def test_every_table_built_on_spark_equals_the_duckdb_build_of_the_same_lake(
+    spark_demo, duckdb_build_of_the_same_lake, project_tables
+):
+    """Same rows as a multiset (EXCEPT ALL both ways, DECIMAL compared exactly), same columns and types, for every
+    table Spark built, marts and intermediate tables and seeds alike."""
+    spark_home, _ = spark_demo
+    tables = project_tables
+    schemas = sorted({table.schema for table in tables})
+    result = compare(
+        duckdb_build_of_the_same_lake / "warehouse.duckdb",
+        spark_home / "warehouse.duckdb",
+        schemas,
+        [*BUILD_BOOKKEEPING, *LOAD_LINEAGE],
+        only={f"{table.schema}.{table.name}" for table in tables},
+    )
+    assert not result.problems, "\n".join(result.problems)
+    assert len(result.equal) == len(tables)
+
+
+def test_every_dbt_unit_test_passes_on_the_cluster(spark_demo, cluster):
+    home, _ = spark_demo
+    done = _dbt(
+        home,
+        _env(home, engine="spark", FINOPS_SPARK_MASTER=cluster),
+        "test",
+        "--select",
+        "test_type:unit",
+        check=False,
+    )
+    assert passed_unit_tests(done.stdout) == unit_tests_in_yaml(), done.stdout[-4000:]
+
+
+def _env(home: Path, *, engine: str, **extra: str) -> dict[str, str]:
+    return os.environ | {"FINOPS_HOME": str(home), "FINOPS_ENGINE": engine} | extra
+
+
+def _dbt(home: Path, env: dict[str, str], *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run(
+        [DBT, *args, "--target-path", str(home / "target"), "--log-path", str(home / "logs")],
+        cwd=DBT_PROJECT_DIR,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=3600,
+    )
+    if check:
+        assert done.returncode == 0, done.stdout[-4000:]
+    return done

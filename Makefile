@@ -67,8 +67,9 @@ test-setup: install chromium
 
 # Benchmark (docs/benchmarks.md): DuckDB's own load of N CUR 2.0 line items vs the project's ingest, dbt build and
 # daily incremental run, for 1M and 10M rows. Takes about an hour on 2 cores; e.g. BENCH_ARGS="--rows 1000000".
-bench: install
-	$(BIN)/python -m bench.run $(BENCH_ARGS)
+ENGINE ?= duckdb
+bench: install  ## ENGINE=spark: the same runs with dbt on Spark (local[2]); results beside DuckDB's
+	$(BIN)/python -m bench.run --engine $(ENGINE) $(BENCH_ARGS)
 
 lint: install
 	$(BIN)/ruff check .

@@ -36,7 +36,7 @@ from pathlib import Path
 import psutil
 
 from pipelines.lib.ingest.landing import register
-from pipelines.lib.settings import DBT_PROJECT_DIR, PROJECT_ROOT, FinopsHome
+from pipelines.lib.settings import DBT_PROJECT_DIR, ENGINES, PROJECT_ROOT, FinopsHome
 from sources.synthetic import scale
 from sources.synthetic.scale import Written
 
@@ -245,7 +245,7 @@ def run_one(args: argparse.Namespace, rows: int, work: Path) -> Run:
         shutil.rmtree(work)
     home.root.mkdir(parents=True)
     history, nextday = generated_data(args, rows, data)
-    env = os.environ | {"FINOPS_HOME": str(home.root), "PYTHONPATH": str(PROJECT_ROOT)}
+    env = os.environ | {"FINOPS_HOME": str(home.root), "PYTHONPATH": str(PROJECT_ROOT), "FINOPS_ENGINE": args.engine}
     python = sys.executable
     limit = int(args.memory_guard_gb * 1e9) if args.memory_guard_gb else None
     run = Run(rows=sum(w.rows for w in history), days=args.days)
@@ -328,14 +328,18 @@ def dbt_timings(target: Path) -> dict[str, object]:
     }
 
 
-def machine() -> dict[str, object]:
+def machine(engine: str) -> dict[str, object]:
+    packages = ("duckdb", "polars", "pyarrow", "dbt-core", "dbt-duckdb")
+    if engine == "spark":
+        packages += ("dbt-spark", "pyspark")
     return {
+        "engine": engine,
         "cores": os.cpu_count(),
         "memory_gb": round(psutil.virtual_memory().total / 1e9, 1),
         "load_average_at_start": [round(value, 2) for value in os.getloadavg()],
         "platform": platform.platform(),
         "python": platform.python_version(),
-        "versions": {name: version(name) for name in ("duckdb", "polars", "pyarrow", "dbt-core", "dbt-duckdb")},
+        "versions": {name: version(name) for name in packages},
     }
 
 
@@ -397,18 +401,21 @@ def markdown(report: dict[str, object]) -> str:
     return "\n".join(lines)
 
 
-RESULTS_BEGIN = "<!-- bench:results -->"
-RESULTS_END = "<!-- /bench:results -->"
+def results_markers(engine: str) -> tuple[str, str]:
+    """The comments around an engine's results block in docs/benchmarks.md (DuckDB's keeps its old name)."""
+    name = "bench:results" if engine == "duckdb" else f"bench:results:{engine}"
+    return f"<!-- {name} -->", f"<!-- /{name} -->"
 
 
-def write_doc(doc: Path, table: str) -> None:
-    """Replace the results block of docs/benchmarks.md (the text around it is written by hand)."""
-    block = f"{RESULTS_BEGIN}\n{table}\n{RESULTS_END}"
-    text = doc.read_text(encoding="utf-8") if doc.exists() else f"# Benchmarks\n\n{RESULTS_BEGIN}\n{RESULTS_END}\n"
-    if RESULTS_BEGIN not in text:
-        text += f"\n{RESULTS_BEGIN}\n{RESULTS_END}\n"
-    head, rest = text.split(RESULTS_BEGIN, 1)
-    tail = rest.split(RESULTS_END, 1)[1]
+def write_doc(doc: Path, table: str, engine: str) -> None:
+    """Replace the engine's results block of docs/benchmarks.md (the text around it is written by hand)."""
+    begin, end = results_markers(engine)
+    block = f"{begin}\n{table}\n{end}"
+    text = doc.read_text(encoding="utf-8") if doc.exists() else f"# Benchmarks\n\n{begin}\n{end}\n"
+    if begin not in text:
+        text += f"\n{begin}\n{end}\n"
+    head, rest = text.split(begin, 1)
+    tail = rest.split(end, 1)[1]
     doc.parent.mkdir(parents=True, exist_ok=True)
     doc.write_text(head + block + tail, encoding="utf-8")
 
@@ -420,6 +427,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--days", type=int, default=DEFAULT_DAYS)
     parser.add_argument("--start", type=date.fromisoformat, default=DEFAULT_START)
     parser.add_argument("--seed", type=int, default=42)
+    parser.add_argument(
+        "--engine", choices=ENGINES, default="duckdb", help="the engine dbt builds on (FINOPS_ENGINE); ingest is DuckDB"
+    )
     parser.add_argument("--work", type=Path, default=Path(os.environ.get("TMPDIR", "/tmp")) / "gpu-finops-bench")
     parser.add_argument(
         "--json", type=Path, default=None, help="default docs/benchmarks.json (a smoke run: smoke.json in --work)"
@@ -442,9 +452,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.smoke:
         sizes, args.days = [20_000], 20
     if args.json is None:
-        args.json = args.work / "smoke.json" if args.smoke else PROJECT_ROOT / "docs" / "benchmarks.json"
-    report: dict[str, object] = {"machine": machine(), "runs": []}
-    report["price_list"] = run_price_list(args, args.work)
+        results = "benchmarks.json" if args.engine == "duckdb" else f"benchmarks-{args.engine}.json"
+        args.json = args.work / "smoke.json" if args.smoke else PROJECT_ROOT / "docs" / results
+    report: dict[str, object] = {"machine": machine(args.engine), "runs": []}
+    if args.engine == "duckdb":
+        # The price feed's parse does not depend on the model engine.
+        report["price_list"] = run_price_list(args, args.work)
     for rows in sizes:
         run = run_one(args, rows, args.work / f"rows-{rows}")
         report["runs"].append(run.summary())
@@ -454,7 +467,7 @@ def main(argv: list[str] | None = None) -> int:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
         if not args.smoke:
-            write_doc(args.doc, table)
+            write_doc(args.doc, table, args.engine)
     print(table)
     return 0
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from bench.price_list import SNAPSHOT
-from bench.run import RESULTS_BEGIN, RESULTS_END, TreeMemory, write_doc
+from bench.run import TreeMemory, results_markers, write_doc
 from pipelines.lib.settings import PROJECT_ROOT
 
 
@@ -74,9 +74,21 @@ def test_peak_memory_counts_child_processes():
 
 
 def test_the_results_block_is_replaced_and_the_prose_kept(tmp_path: Path):
+    begin, end = "<!-- bench:results -->", "<!-- /bench:results -->"
     doc = tmp_path / "benchmarks.md"
-    doc.write_text(f"# Benchmarks\n\nprose before\n\n{RESULTS_BEGIN}\nold table\n{RESULTS_END}\n\nprose after\n")
-    write_doc(doc, "new table")
-    assert (
-        doc.read_text() == f"# Benchmarks\n\nprose before\n\n{RESULTS_BEGIN}\nnew table\n{RESULTS_END}\n\nprose after\n"
-    )
+    doc.write_text(f"# Benchmarks\n\nprose before\n\n{begin}\nold table\n{end}\n\nprose after\n")
+    write_doc(doc, "new table", "duckdb")
+    assert doc.read_text() == f"# Benchmarks\n\nprose before\n\n{begin}\nnew table\n{end}\n\nprose after\n"
+
+
+def test_each_engine_has_its_own_results_block(tmp_path: Path):
+    """A Spark run adds its block beside DuckDB's and leaves DuckDB's figures alone."""
+    doc = tmp_path / "benchmarks.md"
+    doc.write_text("# Benchmarks\n\n<!-- bench:results -->\nduckdb table\n<!-- /bench:results -->\n")
+    write_doc(doc, "spark table", "spark")
+    write_doc(doc, "spark table, again", "spark")
+    text = doc.read_text()
+    assert "<!-- bench:results -->\nduckdb table\n<!-- /bench:results -->" in text
+    assert text.count("spark table") == 1
+    assert "<!-- bench:results:spark -->\nspark table, again\n<!-- /bench:results:spark -->" in text
+    assert results_markers("spark") == ("<!-- bench:results:spark -->", "<!-- /bench:results:spark -->")

@@ -126,7 +126,8 @@ def test_every_dbt_unit_test_passes_on_the_cluster(spark_demo, cluster):
 
 
 def _env(home: Path, *, engine: str, **extra: str) -> dict[str, str]:
-    return os.environ | {"FINOPS_HOME": str(home), "FINOPS_ENGINE": engine} | extra
+    """The environment of a run on `engine`; Spark's driver listens on loopback, where the cluster's executors are."""
+    return os.environ | {"FINOPS_HOME": str(home), "FINOPS_ENGINE": engine, "SPARK_LOCAL_IP": "127.0.0.1"} | extra
 
 
 def _dbt(home: Path, env: dict[str, str], *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:

@@ -1,5 +1,6 @@
 {#-
-    on-run-start: make the raw layer (the lake, FINOPS_LAKE) readable as dbt's sources of schema `raw` and `audit`.
+    on-run-start: make the raw layer (the lake, FINOPS_LAKE) readable as dbt's sources of schema `raw` and `audit`
+    (but those of var lake_skipped_sources, kept in DuckDB only).
 
     DuckDB: nothing to do, the Python loader keeps a view per table over the lake's Parquet files.
     Spark: one external Parquet table per source table over `<lake>/<schema>/<table>`, every file below it at any
@@ -22,7 +23,8 @@
         {%- set tables = [] -%}
         {%- for source in graph.sources.values() | sort(attribute='unique_id') -%}
             {%- set table = (source.schema, source.identifier) -%}
-            {%- if source.schema in ('raw', 'audit') and table not in tables -%}
+            {%- set skipped = (source.schema ~ '.' ~ source.identifier) in var('lake_skipped_sources', []) -%}
+            {%- if source.schema in ('raw', 'audit') and not skipped and table not in tables -%}
                 {%- do tables.append(table) -%}
             {%- endif -%}
         {%- endfor -%}

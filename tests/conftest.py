@@ -2,12 +2,23 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import subprocess
 
 import pytest
 
 from tests.support.dbt_helpers import UNIT_TEST_BUILD, shared_dbt_on_empty_warehouse
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Tests marked `spark` need the `spark` extra (pyspark, dbt-spark): skipped where it is not installed."""
+    if importlib.util.find_spec("pyspark") is not None and importlib.util.find_spec("dbt.adapters.spark"):
+        return
+    skip = pytest.mark.skip(reason="needs the spark extra: pip install -e '.[spark]' (and Java 17)")
+    for item in items:
+        if "spark" in item.keywords:
+            item.add_marker(skip)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -27,3 +38,12 @@ def dbt_unit_test_build(tmp_path_factory: pytest.TempPathFactory) -> subprocess.
     if os.environ.get("PYTEST_XDIST_WORKER"):
         root = root.parent
     return shared_dbt_on_empty_warehouse(root / "dbt-unit-test-build", *UNIT_TEST_BUILD)
+
+
+@pytest.fixture(scope="session")
+def spark_dbt_unit_test_build(tmp_path_factory: pytest.TempPathFactory) -> subprocess.CompletedProcess[str]:
+    """The same build as `dbt_unit_test_build` on Spark (FINOPS_ENGINE=spark, a local session): one JVM start."""
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent
+    return shared_dbt_on_empty_warehouse(root / "spark-dbt-unit-test-build", *UNIT_TEST_BUILD, engine="spark")

@@ -5,20 +5,23 @@ of the cost lines, both daily marts and the FOCUS export (and what they read): a
 that restates one billing period, an incremental build, a run on the tables as a pre-incremental warehouse
 holds them (no bookkeeping columns), then `--full-refresh` of the same warehouse. Every column but the
 bookkeeping timestamps must be equal, Decimal for Decimal; and the incremental build must have rebuilt only
-the restated period (the other period keeps the first build's x_built_at).
+the restated period (the other period keeps the first build's x_built_at). The same restatement on Spark
+(marker `spark`), where the models overwrite the partitions of the periods they rebuild, must equal Spark's full
+refresh too, read from the tables' Parquet files.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from datetime import date
 from decimal import Decimal
 from pathlib import Path
 
+import pyarrow.dataset as ds
 import pyarrow.parquet as pq
+import pytest
 
 from bench.phases import ingest
 from pipelines.lib.ingest.landing import register
@@ -26,6 +29,7 @@ from pipelines.lib.settings import DBT_PROJECT_DIR, FinopsHome
 from pipelines.lib.warehouse.raw_schema import ensure_raw_tables
 from pipelines.lib.warehouse.warehouse import connect
 from sources.synthetic.scale import write_cur2
+from tests.support.dbt_helpers import dbt_environment
 
 SELECT = ["+fct_cost_daily", "+fct_gpu_spend_daily", "+focus_cost_and_usage"]
 FOCUS = "marts.focus_cost_and_usage"
@@ -37,19 +41,43 @@ TABLES = {
 }
 
 
-def _dbt(home: FinopsHome, target: Path, *extra: str) -> None:
+def _dbt(home: FinopsHome, target: Path, *extra: str, engine: str = "duckdb") -> None:
     command = [str(Path(sys.executable).parent / "dbt"), "build", "--select", *SELECT, "--target-path", str(target)]
     command += ["--exclude-resource-type", "test", "unit_test"]
     command += ["--vars", json.dumps({"onprem_costs_through": "2026-02-20"}), *extra]
     completed = subprocess.run(
         command,
         cwd=DBT_PROJECT_DIR,
-        env=os.environ | {"FINOPS_HOME": str(home.root)},
+        env=dbt_environment(home.root, engine),
         capture_output=True,
         text=True,
-        timeout=900,
+        timeout=900 if engine == "duckdb" else 2400,
     )
     assert completed.returncode == 0, completed.stdout[-4000:] + completed.stderr[-2000:]
+
+
+def _deliver_first(tmp_path: Path, home: FinopsHome) -> list:
+    """A new warehouse, then 40 days from 1 January, 50 line items a day: January (31 days) and 9 days of February."""
+    home.root.mkdir()
+    with connect(home.warehouse) as con:
+        ensure_raw_tables(con)
+    first = write_cur2(tmp_path / "first", rows=2000, seed=1, start=date(2026, 1, 1), days=40)
+    assert [(w.billing_period, w.rows) for w in first] == [("2026-01", 1550), ("2026-02", 450)]
+    for written in first:
+        register(home, "aws_cur", written.path)
+    ingest(home, "aws_cur")
+    return first
+
+
+def _restate_february(tmp_path: Path, home: FinopsHome):
+    """February re-delivered with one more day and other values (another seed): a restatement."""
+    february = write_cur2(tmp_path / "second", rows=2050, seed=2, start=date(2026, 1, 1), days=41, last_month_only=True)
+    assert len(february) == 1
+    february = february[0]
+    assert (february.billing_period, february.rows) == ("2026-02", 500)
+    register(home, "aws_cur", february.path)
+    ingest(home, "aws_cur")
+    return february
 
 
 def _snapshot(home: FinopsHome) -> dict[str, list[tuple]]:
@@ -91,28 +119,14 @@ def _parquet_cost(path: Path) -> Decimal:
 
 def test_incremental_run_after_a_restatement_equals_a_full_refresh(tmp_path: Path):
     home = FinopsHome(tmp_path / "home")
-    home.root.mkdir()
-    with connect(home.warehouse) as con:
-        ensure_raw_tables(con)
-    # 40 days from 1 January, 50 line items a day: January (31 days) and 9 days of February.
-    first = write_cur2(tmp_path / "first", rows=2000, seed=1, start=date(2026, 1, 1), days=40)
-    assert [(w.billing_period, w.rows) for w in first] == [("2026-01", 1550), ("2026-02", 450)]
-    for written in first:
-        register(home, "aws_cur", written.path)
-    ingest(home, "aws_cur")
+    first = _deliver_first(tmp_path, home)
     _dbt(home, tmp_path / "target")
     before = _built_at(home)
     # January's FOCUS export rows changed behind dbt's back show which runs rebuild January.
     with connect(home.warehouse) as con:
         con.execute(f"update {FOCUS} set x_Team = 'tampered' where BillingPeriodStart = '2026-01-01'")
 
-    # February re-delivered with one more day and other values (another seed): a restatement.
-    february = write_cur2(tmp_path / "second", rows=2050, seed=2, start=date(2026, 1, 1), days=41, last_month_only=True)
-    assert len(february) == 1
-    february = february[0]
-    assert (february.billing_period, february.rows) == ("2026-02", 500)
-    register(home, "aws_cur", february.path)
-    ingest(home, "aws_cur")
+    february = _restate_february(tmp_path, home)
     _dbt(home, tmp_path / "target")
     after = _built_at(home)
     assert after["2026-01"] == before["2026-01"], "January did not change and must not be rebuilt"
@@ -152,3 +166,60 @@ def test_incremental_run_after_a_restatement_equals_a_full_refresh(tmp_path: Pat
 
     _dbt(home, tmp_path / "target", "--full-refresh")
     assert _snapshot(home) == incremental
+
+
+def _spark_table(home: FinopsHome, table: str) -> Path:
+    """A Spark table's folder: the `spark` target's managed tables are Parquet under FINOPS_HOME/spark/warehouse."""
+    schema, name = table.split(".")
+    return home.root / "spark" / "warehouse" / f"{schema}.db" / name
+
+
+def _spark_snapshot(home: FinopsHome) -> dict[str, list[tuple]]:
+    """Every row of the incremental tables as Spark wrote them (partition folders included), bookkeeping left out,
+    columns by name and rows sorted: the files are the truth, read without Spark."""
+    snapshot = {}
+    for table, (bookkeeping, _) in TABLES.items():
+        rows = ds.dataset(_spark_table(home, table), format="parquet", partitioning="hive").to_table().to_pylist()
+        snapshot[table] = sorted(
+            tuple(sorted((column, repr(value)) for column, value in row.items() if column != bookkeeping))
+            for row in rows
+        )
+    return snapshot
+
+
+def _spark_period_files(home: FinopsHome, table: str, period: str) -> set[Path]:
+    """The Parquet files of one billing period's partition of a Spark table."""
+    folders = [f for f in _spark_table(home, table).rglob("*") if f.is_dir() and f"={period}" in f.name]
+    assert folders, f"no partition of {period} in {table}"
+    return {file for folder in folders for file in folder.glob("*.parquet")}
+
+
+@pytest.mark.spark
+def test_incremental_run_after_a_restatement_equals_a_full_refresh_on_spark(tmp_path: Path):
+    """On Spark the models overwrite the partitions of the periods a run rebuilds: after February's restatement,
+    January's files stay as the first build wrote them, February's are replaced, and the tables equal what
+    `--full-refresh` builds from the same lake."""
+    home = FinopsHome(tmp_path / "home")
+    first = _deliver_first(tmp_path, home)
+    _dbt(home, tmp_path / "target", engine="spark")
+    january = {table: _spark_period_files(home, table, "2026-01-01") for table in TABLES}
+    february_before = {table: _spark_period_files(home, table, "2026-02-01") for table in TABLES}
+
+    february = _restate_february(tmp_path, home)
+    _dbt(home, tmp_path / "target", engine="spark")
+    for table in TABLES:
+        assert _spark_period_files(home, table, "2026-01-01") == january[table], f"{table}: January was rewritten"
+        assert not _spark_period_files(home, table, "2026-02-01") & february_before[table], f"{table}: February kept"
+    incremental = _spark_snapshot(home)
+
+    lines = incremental["intermediate.int_billing__cost_lines"]
+    assert len(lines) == 1550 + 500
+    daily = ds.dataset(_spark_table(home, "marts.fct_cost_daily"), format="parquet", partitioning="hive").to_table()
+    billed = sum(daily.column("billed_cost").to_pylist(), Decimal(0))
+    assert (billed, sum(daily.column("cost_line_count").to_pylist())) == (
+        _parquet_cost(first[0].path) + _parquet_cost(february.path),
+        2050,
+    )
+
+    _dbt(home, tmp_path / "target", "--full-refresh", engine="spark")
+    assert _spark_snapshot(home) == incremental

@@ -10,16 +10,15 @@
     Incremental by billing period: a load replaces whole billing periods in raw, so a run rebuilds
     only the (x_source, BillingPeriodStart) keys whose lines changed, i.e. whose set of
     (load, row count) differs between the sources and this table (a new delivery, a restatement,
-    owned servers' lines growing by a day), and replaces them whole (delete+insert). Unchanged
+    owned servers' lines growing by a day), and replaces them whole (macro replace_periods). Unchanged
     periods are not read. x_built_at records the run that built a period, for the daily marts.
     Changed seeds (GPU instance types), tag key vars or this SQL need `dbt build --full-refresh`.
 -#}
 
 {{ config(
     materialized='incremental',
-    incremental_strategy='delete+insert',
-    unique_key=['x_source', 'BillingPeriodStart'],
     on_schema_change='append_new_columns',
+    **replace_periods(['x_source', 'BillingPeriodStart'])
 ) }}
 
 {%- set incremental = incremental_with_columns(['x_built_at']) %}

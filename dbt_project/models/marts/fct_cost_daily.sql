@@ -11,9 +11,8 @@
 
 {{ config(
     materialized='incremental',
-    incremental_strategy='delete+insert',
-    unique_key='billing_period_start',
     on_schema_change='append_new_columns',
+    **replace_periods('billing_period_start')
 ) }}
 
 {%- set incremental = incremental_with_columns(['cost_lines_built_at']) %}

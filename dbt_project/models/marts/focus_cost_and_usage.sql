@@ -27,9 +27,8 @@
 
 {{ config(
     materialized='incremental',
-    incremental_strategy='delete+insert',
-    unique_key='BillingPeriodStart',
     on_schema_change='append_new_columns',
+    **replace_periods('BillingPeriodStart')
 ) }}
 
 {%- set incremental = incremental_with_columns(['_cost_lines_built_at', '_defaults_key']) %}

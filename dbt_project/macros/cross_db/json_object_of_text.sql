@@ -13,9 +13,9 @@
 {% macro default__json_object_of_text(fields) -%}
     cast(json_object(
         {%- for key, expression in fields.items() %}
-        '{{ key | replace("'", "''") }}', cast({{ expression }} as varchar){{ ',' if not loop.last }}
+        '{{ key | replace("'", "''") }}', cast({{ expression }} as string){{ ',' if not loop.last }}
         {%- endfor %}
-    ) as varchar)
+    ) as string)
 {%- endmacro %}
 
 {% macro duckdb__json_object_of_text(fields) -%}
@@ -29,11 +29,4 @@
         '{{ key | replace("'", "\\'") }}', cast({{ expression }} as string){{ ',' if not loop.last }}
         {%- endfor %}
     ))
-{%- endmacro %}
-
-{% macro trino__json_object_of_text(fields) -%}
-    json_format(cast(map(
-        array[{%- for key in fields %}'{{ key | replace("'", "''") }}'{{ ', ' if not loop.last }}{%- endfor %}],
-        array[{%- for expression in fields.values() %}cast({{ expression }} as varchar){{ ', ' if not loop.last }}{%- endfor %}]
-    ) as json))
 {%- endmacro %}

@@ -59,15 +59,3 @@
         ))
     end
 {%- endmacro %}
-
-{% macro trino__json_prefix_keys(json_column, keep_keys, prefix='x_') -%}
-    {%- set keep = gpu_finops._json_prefix_keys_sql_list(keep_keys) -%}
-    {%- set prefix_sql = prefix | replace("'", "''") -%}
-    case
-        when {{ json_column }} is null then null
-        else json_format(cast(transform_keys(
-            cast(json_parse({{ json_column }}) as map(varchar, json)),
-            (k, v) -> if(k in ({{ keep }}) or starts_with(k, '{{ prefix_sql }}'), k, '{{ prefix_sql }}' || k)
-        ) as json))
-    end
-{%- endmacro %}

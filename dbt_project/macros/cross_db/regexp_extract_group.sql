@@ -21,7 +21,3 @@
 {% macro spark__regexp_extract_group(text, pattern, group) -%}
     nullif(regexp_extract({{ text }}, '{{ pattern | replace("\\", "\\\\") | replace("'", "\\'") }}', {{ group }}), '')
 {%- endmacro %}
-
-{% macro trino__regexp_extract_group(text, pattern, group) -%}
-    nullif(regexp_extract({{ text }}, '{{ pattern | replace("'", "''") }}', {{ group }}), '')
-{%- endmacro %}

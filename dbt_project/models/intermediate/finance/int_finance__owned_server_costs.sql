@@ -10,7 +10,7 @@
 {%- set hours_per_month = 730 -%}
 
 {%- set assumption_types = {
-    'currency': 'varchar',
+    'currency': 'string',
     'server_price': 'decimal(38, 12)',
     'interconnect_fraction': 'decimal(38, 12)',
     'gpus_per_server': 'integer',

@@ -22,11 +22,11 @@
     {{ gpu_finops.default__json_object_of_text(fields) }}
 {%- endmacro %}
 
-{#- Spark drops null fields from to_json; the others are kept as text. -#}
+{#- Spark: to_json of a struct, told to keep null fields (it drops them by default). -#}
 {% macro spark__json_object_of_text(fields) -%}
     to_json(named_struct(
         {%- for key, expression in fields.items() %}
         '{{ key | replace("'", "\\'") }}', cast({{ expression }} as string){{ ',' if not loop.last }}
         {%- endfor %}
-    ))
+    ), map('ignoreNullFields', 'false'))
 {%- endmacro %}

@@ -21,7 +21,3 @@
 {% macro spark__json_extract_string(json_column, key) -%}
     get_json_object({{ json_column }}, '$[\'{{ key | replace("'", "\\'") }}\']')
 {%- endmacro %}
-
-{% macro trino__json_extract_string(json_column, key) -%}
-    json_extract_scalar({{ json_column }}, '$["{{ key | replace("'", "''") | replace('"', '\\"') }}"]')
-{%- endmacro %}

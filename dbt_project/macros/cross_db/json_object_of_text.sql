@@ -13,27 +13,20 @@
 {% macro default__json_object_of_text(fields) -%}
     cast(json_object(
         {%- for key, expression in fields.items() %}
-        '{{ key | replace("'", "''") }}', cast({{ expression }} as varchar){{ ',' if not loop.last }}
+        '{{ key | replace("'", "''") }}', cast({{ expression }} as string){{ ',' if not loop.last }}
         {%- endfor %}
-    ) as varchar)
+    ) as string)
 {%- endmacro %}
 
 {% macro duckdb__json_object_of_text(fields) -%}
     {{ gpu_finops.default__json_object_of_text(fields) }}
 {%- endmacro %}
 
-{#- Spark drops null fields from to_json; the others are kept as text. -#}
+{#- Spark: to_json of a struct, told to keep null fields (it drops them by default). -#}
 {% macro spark__json_object_of_text(fields) -%}
     to_json(named_struct(
         {%- for key, expression in fields.items() %}
         '{{ key | replace("'", "\\'") }}', cast({{ expression }} as string){{ ',' if not loop.last }}
         {%- endfor %}
-    ))
-{%- endmacro %}
-
-{% macro trino__json_object_of_text(fields) -%}
-    json_format(cast(map(
-        array[{%- for key in fields %}'{{ key | replace("'", "''") }}'{{ ', ' if not loop.last }}{%- endfor %}],
-        array[{%- for expression in fields.values() %}cast({{ expression }} as varchar){{ ', ' if not loop.last }}{%- endfor %}]
-    ) as json))
+    ), map('ignoreNullFields', 'false'))
 {%- endmacro %}

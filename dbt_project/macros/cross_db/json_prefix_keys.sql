@@ -44,30 +44,25 @@
     {{ gpu_finops.default__json_prefix_keys(json_column, keep_keys, prefix) }}
 {%- endmacro %}
 
-{#- Spark: values come back as JSON strings (from_json into map<string,string>). -#}
+{#-
+    Spark: the object as a map<string, variant>, so values keep their JSON type (a map<string, string>
+    turned `false` into `"false"`); Spark string literals treat backslash as an escape character.
+-#}
 {% macro spark__json_prefix_keys(json_column, keep_keys, prefix='x_') -%}
     {%- set keep = gpu_finops._json_prefix_keys_sql_list(keep_keys) -%}
     {%- set prefix_sql = prefix | replace("\\", "\\\\") | replace("'", "\\'") -%}
     case
         when {{ json_column }} is null then null
+        when not exists(
+            json_object_keys({{ json_column }}),
+            k -> not (k in ({{ keep }}) or startswith(k, '{{ prefix_sql }}'))
+        ) then {{ json_column }}
         else to_json(transform_keys(
-            from_json({{ json_column }}, 'map<string,string>'),
+            from_json({{ json_column }}, 'map<string,variant>'),
             (k, v) -> case
                 when k in ({{ keep }}) or startswith(k, '{{ prefix_sql }}') then k
                 else concat('{{ prefix_sql }}', k)
             end
         ))
-    end
-{%- endmacro %}
-
-{% macro trino__json_prefix_keys(json_column, keep_keys, prefix='x_') -%}
-    {%- set keep = gpu_finops._json_prefix_keys_sql_list(keep_keys) -%}
-    {%- set prefix_sql = prefix | replace("'", "''") -%}
-    case
-        when {{ json_column }} is null then null
-        else json_format(cast(transform_keys(
-            cast(json_parse({{ json_column }}) as map(varchar, json)),
-            (k, v) -> if(k in ({{ keep }}) or starts_with(k, '{{ prefix_sql }}'), k, '{{ prefix_sql }}' || k)
-        ) as json))
     end
 {%- endmacro %}

@@ -1,7 +1,7 @@
 {#-
     One capture group of a regular expression match, or null when the text does not match.
-    (DuckDB and Spark return '' on no match, Trino returns null: this macro always returns null.)
-    Patterns use the syntax that RE2, Java and Joni share: no backreferences, no lookaround.
+    (DuckDB and Spark return '' on no match: this macro returns null.)
+    Patterns use the syntax that RE2 (DuckDB) and Java (Spark) share: no backreferences, no lookaround.
 
     regexp_extract_group("x_UsageType", '^(BoxUsage|SpotUsage):(.+)$', 2)  ->  'p5.48xlarge'
 -#}
@@ -20,8 +20,4 @@
 {#- Spark string literals treat backslash as an escape character: double it. -#}
 {% macro spark__regexp_extract_group(text, pattern, group) -%}
     nullif(regexp_extract({{ text }}, '{{ pattern | replace("\\", "\\\\") | replace("'", "\\'") }}', {{ group }}), '')
-{%- endmacro %}
-
-{% macro trino__regexp_extract_group(text, pattern, group) -%}
-    nullif(regexp_extract({{ text }}, '{{ pattern | replace("'", "''") }}', {{ group }}), '')
 {%- endmacro %}

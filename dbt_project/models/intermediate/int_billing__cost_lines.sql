@@ -215,7 +215,7 @@ final as (
             when ChargeCategory = 'Usage'
                 and focus_pricing_unit = 'Hours'
                 and coalesce(CommitmentDiscountStatus, '') <> 'Unused'
-                then cast(coalesce(PricingQuantity, 0) * x_gpu_count as decimal(38, 12))
+                then {{ decimal_product(['coalesce(PricingQuantity, 0)', 'x_gpu_count']) }}
             -- GPU line with no GPU time: purchases, taxes, credits, unused commitments, non-hourly units
             else cast(0 as decimal(38, 12))
         end as x_gpu_hours,

@@ -44,12 +44,12 @@ filled as (
     select
         calendar.rate_day,
         currencies.currency,
-        last_value(published.units_per_eur ignore nulls) over (
+        {{ last_value_ignore_nulls('published.units_per_eur') }} over (
             partition by currencies.currency
             order by calendar.rate_day
             rows between unbounded preceding and current row
         ) as units_per_eur,
-        last_value(published.rate_date ignore nulls) over (
+        {{ last_value_ignore_nulls('published.rate_date') }} over (
             partition by currencies.currency
             order by calendar.rate_day
             rows between unbounded preceding and current row

@@ -135,7 +135,7 @@ final as (
         cast({{ dbt.date_trunc('month', 'charge_date') }} as timestamp) as BillingPeriodStart,
         'Usage' as ChargeCategory,
         {{ dbt.concat([
-            'component', "' of owned server '", 'asset_id', "' ('", 'cast(gpu_count as varchar)', "' x '",
+            'component', "' of owned server '", 'asset_id', "' ('", 'cast(gpu_count as string)', "' x '",
             'gpu_model', "')'", 'note',
         ]) }} as ChargeDescription,
         'Usage-Based' as ChargeFrequency,
@@ -171,7 +171,7 @@ final as (
         x_load_id,
         -- one inventory row gives many lines: the file name says which day and component
         {{ dbt.concat([
-            'x_source_file', "'#'", 'cast(charge_date as varchar)', "'/'", 'lower(component)',
+            'x_source_file', "'#'", 'cast(charge_date as string)', "'/'", 'lower(component)',
         ]) }} as x_source_file,
         x_source_row,
         x_ingested_at

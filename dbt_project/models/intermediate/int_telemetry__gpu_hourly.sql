@@ -185,8 +185,8 @@ final as (
         power_w,
         energy_kwh,
         coverage_ratio as telemetry_gpu_hours,
-        cast(active_ratio * coverage_ratio as decimal(38, 12)) as active_gpu_hours,
-        cast(sm_active_ratio * coverage_ratio as decimal(38, 12)) as effective_gpu_hours
+        {{ decimal_product(['active_ratio', 'coverage_ratio']) }} as active_gpu_hours,
+        {{ decimal_product(['sm_active_ratio', 'coverage_ratio']) }} as effective_gpu_hours
     from one_source
     where source_rank = 1
 

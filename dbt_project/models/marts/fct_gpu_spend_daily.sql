@@ -125,9 +125,9 @@ final as (
         end as effective_cost_per_gpu_hour,
         '{{ reporting_currency() }}' as reporting_currency,
         cast(fx_rate as decimal(38, 12)) as reporting_fx_rate,
-        cast(billed_cost * fx_rate as decimal(38, 12)) as billed_cost_reporting,
-        cast(effective_cost * fx_rate as decimal(38, 12)) as effective_cost_reporting,
-        cast(list_cost * fx_rate as decimal(38, 12)) as list_cost_reporting,
+        {{ decimal_product(['billed_cost', 'fx_rate']) }} as billed_cost_reporting,
+        {{ decimal_product(['effective_cost', 'fx_rate']) }} as effective_cost_reporting,
+        {{ decimal_product(['list_cost', 'fx_rate']) }} as list_cost_reporting,
         cast(cost_line_count as bigint) as cost_line_count,
         cast(cost_lines_built_at as timestamp) as cost_lines_built_at
     from converted

@@ -73,11 +73,11 @@ joined as (
         per_resource.ratio_clamped = 1 as ratio_clamped,
         cast(per_resource.energy_kwh as decimal(38, 12)) as energy_kwh,
         daily.cost_per_provisioned_gpu_hour,
-        cast(per_resource.active_gpu_hours * daily.cost_per_provisioned_gpu_hour as decimal(38, 12)) as active_cost,
-        cast(
-            greatest(per_resource.telemetry_gpu_hours - per_resource.active_gpu_hours, 0)
-            * daily.cost_per_provisioned_gpu_hour as decimal(38, 12)
-        ) as idle_cost
+        {{ decimal_product(['per_resource.active_gpu_hours', 'daily.cost_per_provisioned_gpu_hour']) }} as active_cost,
+        {{ decimal_product([
+            'greatest(per_resource.telemetry_gpu_hours - per_resource.active_gpu_hours, 0)',
+            'daily.cost_per_provisioned_gpu_hour',
+        ]) }} as idle_cost
     from per_resource
     left join daily
         on per_resource.usage_date = daily.usage_date

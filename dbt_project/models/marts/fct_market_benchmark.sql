@@ -121,14 +121,14 @@ final as (
         cast(
             case
                 when our_price_per_gpu_hour > market_median_price_per_gpu_hour
-                    then (our_price_per_gpu_hour - market_median_price_per_gpu_hour) * gpu_hours
+                    then {{ decimal_product(['our_price_per_gpu_hour - market_median_price_per_gpu_hour', 'gpu_hours']) }}
                 when market_median_price_per_gpu_hour is not null then 0
             end as decimal(38, 12)
         ) as savings_moving_to_median,
         cast(
             case
                 when our_price_per_gpu_hour > market_min_price_per_gpu_hour
-                    then (our_price_per_gpu_hour - market_min_price_per_gpu_hour) * gpu_hours
+                    then {{ decimal_product(['our_price_per_gpu_hour - market_min_price_per_gpu_hour', 'gpu_hours']) }}
                 when market_min_price_per_gpu_hour is not null then 0
             end as decimal(38, 12)
         ) as savings_moving_to_cheapest

@@ -147,23 +147,21 @@ on_demand_priced as (
     select
         on_demand.*,
         cast(
-            {{ spot_checkpoint_overhead('reclaim_pct / 100.0', checkpoint_hours, restart_hours, job_nodes) }}
+            {{ spot_checkpoint_overhead('cast(reclaim_pct as double) / 100', checkpoint_hours, restart_hours, job_nodes) }}
             as decimal(38, 12)
         ) as spot_overhead,
-        cast(gpu_hours * spot_price as decimal(38, 12)) as cost_at_spot
+        {{ decimal_product(['gpu_hours', 'spot_price']) }} as cost_at_spot
     from on_demand
 
 ),
 
 on_demand_stretched as (
 
-    -- each product cast back to 12 decimals: chained DECIMAL(38, 12) products would overflow 38 digits
+    -- decimal_product rounds each product back to 12 decimals: chained DECIMAL(38, 12) products would overflow 38 digits
     select
         on_demand_priced.*,
-        cast(cast(gpu_hours * (1 + spot_overhead) as decimal(38, 12)) * (1 - {{ fallback_share }}) as decimal(38, 12))
-            as hours_on_spot,
-        cast(cast(effective_cost * (1 + spot_overhead) as decimal(38, 12)) * {{ fallback_share }} as decimal(38, 12))
-            as cost_of_fallback
+        {{ decimal_product(['gpu_hours', '1 + spot_overhead', '1 - ' ~ fallback_share]) }} as hours_on_spot,
+        {{ decimal_product(['effective_cost', '1 + spot_overhead', fallback_share]) }} as cost_of_fallback
     from on_demand_priced
 
 ),
@@ -172,7 +170,7 @@ on_demand_adjusted as (
 
     select
         on_demand_stretched.*,
-        cast(hours_on_spot * spot_price as decimal(38, 12)) + cost_of_fallback as cost_at_spot_adjusted
+        {{ decimal_product(['hours_on_spot', 'spot_price']) }} + cost_of_fallback as cost_at_spot_adjusted
     from on_demand_stretched
 
 ),

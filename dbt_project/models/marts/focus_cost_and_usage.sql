@@ -54,28 +54,28 @@
     'x_load_id', 'x_source_file', 'x_source_row', 'x_extensions',
 ] -%}
 
-{#- FOCUS 1.2 columns in the spec's order, with their types: strings are varchar, JSON is text. -#}
+{#- FOCUS 1.2 columns in the spec's order, with their types: strings are string, JSON is text. -#}
 {%- set focus_columns = [
-    ('AvailabilityZone', 'varchar'), ('BilledCost', 'decimal(38, 12)'), ('BillingAccountId', 'varchar'),
-    ('BillingAccountName', 'varchar'), ('BillingAccountType', 'varchar'), ('BillingCurrency', 'varchar'),
-    ('BillingPeriodEnd', 'timestamp'), ('BillingPeriodStart', 'timestamp'), ('CapacityReservationId', 'varchar'),
-    ('CapacityReservationStatus', 'varchar'), ('ChargeCategory', 'varchar'), ('ChargeClass', 'varchar'),
-    ('ChargeDescription', 'varchar'), ('ChargeFrequency', 'varchar'), ('ChargePeriodEnd', 'timestamp'),
-    ('ChargePeriodStart', 'timestamp'), ('CommitmentDiscountCategory', 'varchar'),
-    ('CommitmentDiscountId', 'varchar'), ('CommitmentDiscountName', 'varchar'),
-    ('CommitmentDiscountQuantity', 'decimal(38, 12)'), ('CommitmentDiscountStatus', 'varchar'),
-    ('CommitmentDiscountType', 'varchar'), ('CommitmentDiscountUnit', 'varchar'),
-    ('ConsumedQuantity', 'decimal(38, 12)'), ('ConsumedUnit', 'varchar'), ('ContractedCost', 'decimal(38, 12)'),
-    ('ContractedUnitPrice', 'decimal(38, 12)'), ('EffectiveCost', 'decimal(38, 12)'), ('InvoiceId', 'varchar'),
-    ('InvoiceIssuerName', 'varchar'), ('ListCost', 'decimal(38, 12)'), ('ListUnitPrice', 'decimal(38, 12)'),
-    ('PricingCategory', 'varchar'), ('PricingCurrency', 'varchar'),
+    ('AvailabilityZone', 'string'), ('BilledCost', 'decimal(38, 12)'), ('BillingAccountId', 'string'),
+    ('BillingAccountName', 'string'), ('BillingAccountType', 'string'), ('BillingCurrency', 'string'),
+    ('BillingPeriodEnd', 'timestamp'), ('BillingPeriodStart', 'timestamp'), ('CapacityReservationId', 'string'),
+    ('CapacityReservationStatus', 'string'), ('ChargeCategory', 'string'), ('ChargeClass', 'string'),
+    ('ChargeDescription', 'string'), ('ChargeFrequency', 'string'), ('ChargePeriodEnd', 'timestamp'),
+    ('ChargePeriodStart', 'timestamp'), ('CommitmentDiscountCategory', 'string'),
+    ('CommitmentDiscountId', 'string'), ('CommitmentDiscountName', 'string'),
+    ('CommitmentDiscountQuantity', 'decimal(38, 12)'), ('CommitmentDiscountStatus', 'string'),
+    ('CommitmentDiscountType', 'string'), ('CommitmentDiscountUnit', 'string'),
+    ('ConsumedQuantity', 'decimal(38, 12)'), ('ConsumedUnit', 'string'), ('ContractedCost', 'decimal(38, 12)'),
+    ('ContractedUnitPrice', 'decimal(38, 12)'), ('EffectiveCost', 'decimal(38, 12)'), ('InvoiceId', 'string'),
+    ('InvoiceIssuerName', 'string'), ('ListCost', 'decimal(38, 12)'), ('ListUnitPrice', 'decimal(38, 12)'),
+    ('PricingCategory', 'string'), ('PricingCurrency', 'string'),
     ('PricingCurrencyContractedUnitPrice', 'decimal(38, 12)'), ('PricingCurrencyEffectiveCost', 'decimal(38, 12)'),
     ('PricingCurrencyListUnitPrice', 'decimal(38, 12)'), ('PricingQuantity', 'decimal(38, 12)'),
-    ('PricingUnit', 'varchar'), ('ProviderName', 'varchar'), ('PublisherName', 'varchar'), ('RegionId', 'varchar'),
-    ('RegionName', 'varchar'), ('ResourceId', 'varchar'), ('ResourceName', 'varchar'), ('ResourceType', 'varchar'),
-    ('ServiceCategory', 'varchar'), ('ServiceName', 'varchar'), ('ServiceSubcategory', 'varchar'),
-    ('SkuId', 'varchar'), ('SkuMeter', 'varchar'), ('SkuPriceDetails', 'varchar'), ('SkuPriceId', 'varchar'),
-    ('SubAccountId', 'varchar'), ('SubAccountName', 'varchar'), ('SubAccountType', 'varchar'), ('Tags', 'varchar'),
+    ('PricingUnit', 'string'), ('ProviderName', 'string'), ('PublisherName', 'string'), ('RegionId', 'string'),
+    ('RegionName', 'string'), ('ResourceId', 'string'), ('ResourceName', 'string'), ('ResourceType', 'string'),
+    ('ServiceCategory', 'string'), ('ServiceName', 'string'), ('ServiceSubcategory', 'string'),
+    ('SkuId', 'string'), ('SkuMeter', 'string'), ('SkuPriceDetails', 'string'), ('SkuPriceId', 'string'),
+    ('SubAccountId', 'string'), ('SubAccountName', 'string'), ('SubAccountType', 'string'), ('Tags', 'string'),
 ] -%}
 
 {#- SkuPriceDetails property keys FOCUS 1.2 defines; any other key must start with `x_`. -#}
@@ -92,19 +92,19 @@
 
 {#- Project columns carried through, and their export names and types (FOCUS: custom columns last, `x_`). -#}
 {%- set x_columns = [
-    ('x_gpu_model', 'x_GpuModel', 'varchar'),
+    ('x_gpu_model', 'x_GpuModel', 'string'),
     ('x_gpu_count', 'x_GpuCount', 'decimal(18, 6)'),
     ('x_gpu_hours', 'x_GpuHours', 'decimal(38, 12)'),
-    ('x_instance_type', 'x_InstanceType', 'varchar'),
-    ('x_team', 'x_Team', 'varchar'),
-    ('x_project', 'x_Project', 'varchar'),
-    ('x_source', 'x_SourceFormat', 'varchar'),
-    ('x_source_file', 'x_SourceFile', 'varchar'),
+    ('x_instance_type', 'x_InstanceType', 'string'),
+    ('x_team', 'x_Team', 'string'),
+    ('x_project', 'x_Project', 'string'),
+    ('x_source', 'x_SourceFormat', 'string'),
+    ('x_source_file', 'x_SourceFile', 'string'),
     ('x_source_row', 'x_SourceRow', 'bigint'),
-    ('x_load_id', 'x_LoadId', 'varchar'),
-    ('x_row_origin', 'x_RowOrigin', 'varchar'),
-    ('x_delivered_invoice_issuer_name', 'x_DeliveredInvoiceIssuerName', 'varchar'),
-    ('x_extensions', 'x_Extensions', 'varchar'),
+    ('x_load_id', 'x_LoadId', 'string'),
+    ('x_row_origin', 'x_RowOrigin', 'string'),
+    ('x_delivered_invoice_issuer_name', 'x_DeliveredInvoiceIssuerName', 'string'),
+    ('x_extensions', 'x_Extensions', 'string'),
 ] -%}
 {%- set export_project_columns = x_columns | map(attribute=0) | reject('equalto', 'x_row_origin') | list -%}
 

@@ -220,7 +220,7 @@ renamed as (
                 then pricing_unit
         end as ConsumedUnit,
         cast(
-            coalesce(cast(UnitPrice * Quantity as decimal(38, 12)) * pricing_to_billing_rate, billed_cost)
+            coalesce({{ decimal_product(['UnitPrice', 'Quantity', 'pricing_to_billing_rate']) }}, billed_cost)
             as decimal(38, 12)
         ) as ContractedCost,
         {{ decimal_divide('UnitPrice * pricing_to_billing_rate', 'hour_block', 12) }} as ContractedUnitPrice,
@@ -230,7 +230,7 @@ renamed as (
         cast(
             coalesce(
                 PayGCostInBillingCurrency,
-                cast(PayGPrice * Quantity as decimal(38, 12)) * pricing_to_billing_rate,
+                {{ decimal_product(['PayGPrice', 'Quantity', 'pricing_to_billing_rate']) }},
                 billed_cost
             ) as decimal(38, 12)
         ) as ListCost,

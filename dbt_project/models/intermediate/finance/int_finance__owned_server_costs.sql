@@ -10,7 +10,7 @@
 {%- set hours_per_month = 730 -%}
 
 {%- set assumption_types = {
-    'currency': 'varchar',
+    'currency': 'string',
     'server_price': 'decimal(38, 12)',
     'interconnect_fraction': 'decimal(38, 12)',
     'gpus_per_server': 'integer',
@@ -125,7 +125,7 @@ per_server as (
             as maintenance_per_month,
         -- monthly discount rate r_m = (1 + r)^(1/12) - 1: a root, so binary floating point, turned into
         -- decimal factors below (the present value of 1 a month over the life, and of 1 at its end)
-        power(1 + cast(discount_rate as double), 1.0 / 12) - 1 as monthly_discount_rate
+        power(1 + cast(discount_rate as double), cast(1 as double) / 12) - 1 as monthly_discount_rate
     from assumptions
 
 ),

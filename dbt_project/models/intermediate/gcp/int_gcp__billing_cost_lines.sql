@@ -251,10 +251,9 @@ fee_unused as (
         fee_kept.*,
         case
             when is_commitment_fee
-                then net_cost - cast(
-                    pool_allocated_fee * coalesce({{ decimal_divide('net_cost', 'pool_fee', 12) }}, 0)
-                    as decimal(38, 12)
-                )
+                then net_cost - {{ decimal_product([
+                    'pool_allocated_fee', 'coalesce(' ~ decimal_divide('net_cost', 'pool_fee', 12) ~ ', 0)'
+                ]) }}
         end as fee_unused_share
     from fee_kept
 

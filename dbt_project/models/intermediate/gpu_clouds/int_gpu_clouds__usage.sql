@@ -55,7 +55,7 @@ renamed as (
         cost as EffectiveCost,
         provider as InvoiceIssuerName,
         -- the on-demand price of the same hours, when the file states it (spot and reserved rows)
-        coalesce(cast(list_unit_price * usage_hours as decimal(38, 12)), cost) as ListCost,
+        coalesce({{ decimal_product(['list_unit_price', 'usage_hours']) }}, cost) as ListCost,
         coalesce(list_unit_price, unit_price) as ListUnitPrice,
         case pricing_model
             when 'on_demand' then 'Standard'

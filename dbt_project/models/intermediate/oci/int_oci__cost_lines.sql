@@ -101,7 +101,7 @@ renamed as (
         cost_unit_price as ContractedUnitPrice,
         cost_my_cost as EffectiveCost,
         'Oracle' as InvoiceIssuerName,
-        coalesce(cast(cost_unit_price * usage_billed_quantity as decimal(38, 12)), cost_my_cost) as ListCost,
+        coalesce({{ decimal_product(['cost_unit_price', 'usage_billed_quantity']) }}, cost_my_cost) as ListCost,
         cost_unit_price as ListUnitPrice,
         case when not is_correction then 'Standard' end as PricingCategory,
         usage_billed_quantity as PricingQuantity,

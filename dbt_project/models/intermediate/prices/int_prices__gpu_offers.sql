@@ -76,7 +76,7 @@ normalised as (
     select
         hourly.*,
         case
-            when price_unit = 'gpu-hour' then cast(price_per_unit_hour * resolved_gpu_count as decimal(38, 12))
+            when price_unit = 'gpu-hour' then {{ decimal_product(['price_per_unit_hour', 'resolved_gpu_count']) }}
             else price_per_unit_hour
         end as price_per_instance_hour,
         case

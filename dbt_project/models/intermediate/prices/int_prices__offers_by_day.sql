@@ -58,7 +58,7 @@ final as (
 
     select
         capture_in_effect.price_date,
-        {{ dbt.datediff('capture_in_effect.price_day', 'capture_in_effect.price_date', 'day') }} as capture_age_days,
+        cast({{ dbt.datediff('capture_in_effect.price_day', 'capture_in_effect.price_date', 'day') }} as bigint) as capture_age_days,
         offers.*
     from capture_in_effect
     inner join offers

@@ -20,9 +20,9 @@ spend as (
 )
 
 select
-    cast(provider_name as varchar) as provider_name,
-    cast(gpu_model as varchar) as gpu_model,
-    cast(billing_currency as varchar) as billing_currency,
+    cast(provider_name as string) as provider_name,
+    cast(gpu_model as string) as gpu_model,
+    cast(billing_currency as string) as billing_currency,
     cast(effective_cost as decimal(38, 12)) as effective_cost,
     cast(billed_cost as decimal(38, 12)) as billed_cost,
     cast(gpu_hours as decimal(38, 12)) as gpu_hours,

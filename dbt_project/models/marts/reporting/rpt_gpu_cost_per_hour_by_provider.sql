@@ -18,8 +18,8 @@ spend as (
 )
 
 select
-    cast(provider_name as varchar) as provider_name,
-    cast(billing_currency as varchar) as billing_currency,
+    cast(provider_name as string) as provider_name,
+    cast(billing_currency as string) as billing_currency,
     cast(effective_cost as decimal(38, 12)) as effective_cost,
     cast(gpu_hours as decimal(38, 12)) as gpu_hours,
     {{ decimal_divide('effective_cost', 'gpu_hours', 12) }} as cost_per_gpu_hour

@@ -5,8 +5,8 @@
 -#}
 
 select
-    cast(gpu_model as varchar) as gpu_model,
-    cast(currency as varchar) as currency,
+    cast(gpu_model as string) as gpu_model,
+    cast(currency as string) as currency,
     cast(window_start as date) as window_start,
     cast(window_end as date) as window_end,
     cast(gpu_hours as decimal(38, 12)) as gpu_hours,

@@ -36,7 +36,7 @@ currencies as (
 )
 
 select
-    cast(currencies.billing_currency as varchar) as billing_currency,
+    cast(currencies.billing_currency as string) as billing_currency,
     cast(bill.bill_effective_cost as decimal(38, 12)) as bill_effective_cost,
     cast(gpu.gpu_effective_cost as decimal(38, 12)) as gpu_effective_cost,
     cast(gpu.gpu_billed_cost as decimal(38, 12)) as gpu_billed_cost,

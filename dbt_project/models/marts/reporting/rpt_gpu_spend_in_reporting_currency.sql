@@ -4,7 +4,7 @@
 -#}
 
 select
-    cast(max(reporting_currency) as varchar) as reporting_currency,
+    cast(max(reporting_currency) as string) as reporting_currency,
     cast(sum(effective_cost_reporting) as decimal(38, 12)) as effective_cost_reporting,
     cast(count(*) - count(effective_cost_reporting) as bigint) as rows_without_exchange_rate
 from {{ ref('fct_gpu_spend_daily') }}

@@ -45,8 +45,8 @@ both_breakdowns as (
 
 select
     cast(week_start as date) as week_start,
-    cast(breakdown as varchar) as breakdown,
-    cast(series as varchar) as series,
-    cast(reporting_currency as varchar) as reporting_currency,
+    cast(breakdown as string) as breakdown,
+    cast(series as string) as series,
+    cast(reporting_currency as string) as reporting_currency,
     cast(effective_cost_reporting as decimal(38, 12)) as effective_cost_reporting
 from both_breakdowns

@@ -22,9 +22,9 @@ usage as (
 )
 
 select
-    cast(gpu_model as varchar) as gpu_model,
-    cast(pricing_category as varchar) as pricing_category,
-    cast(reporting_currency as varchar) as reporting_currency,
+    cast(gpu_model as string) as gpu_model,
+    cast(pricing_category as string) as pricing_category,
+    cast(reporting_currency as string) as reporting_currency,
     cast(gpu_hours as decimal(38, 12)) as gpu_hours,
     cast(effective_cost_reporting as decimal(38, 12)) as effective_cost_reporting,
     {{ decimal_divide('effective_cost_reporting', 'gpu_hours', 12) }} as effective_rate_per_gpu_hour,

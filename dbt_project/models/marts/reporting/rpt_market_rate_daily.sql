@@ -51,9 +51,9 @@ market as (
 
 select
     cast(coalesce(ours.rate_date, market.rate_date) as date) as rate_date,
-    cast(coalesce(ours.gpu_model, market.gpu_model) as varchar) as gpu_model,
+    cast(coalesce(ours.gpu_model, market.gpu_model) as string) as gpu_model,
     cast(ranked_models.usage_rank as integer) as usage_rank,
-    cast(coalesce(ours.reporting_currency, market.reporting_currency) as varchar) as reporting_currency,
+    cast(coalesce(ours.reporting_currency, market.reporting_currency) as string) as reporting_currency,
     cast(ours.effective_cost_reporting as decimal(38, 12)) as effective_cost_reporting,
     cast(ours.gpu_hours as decimal(38, 12)) as gpu_hours,
     {{ decimal_divide('ours.effective_cost_reporting', 'ours.gpu_hours', 12) }} as effective_rate_per_gpu_hour,

@@ -63,10 +63,10 @@ opportunities as (
 select
     cast(row_number() over (partition by currency order by amount desc, opportunity, scope) as integer)
         as opportunity_rank,
-    cast(opportunity as varchar) as opportunity,
-    cast(scope as varchar) as scope,
-    cast(currency as varchar) as currency,
+    cast(opportunity as string) as opportunity,
+    cast(scope as string) as scope,
+    cast(currency as string) as currency,
     cast(amount as decimal(38, 12)) as amount,
-    cast(source_mart as varchar) as source_mart
+    cast(source_mart as string) as source_mart
 from opportunities
 where amount > 0 and currency is not null

@@ -5,7 +5,7 @@
 
 select
     cast(billing_period_start as date) as billing_month,
-    cast(max(reporting_currency) as varchar) as reporting_currency,
+    cast(max(reporting_currency) as string) as reporting_currency,
     cast(sum(realized_savings) as decimal(38, 12)) as realized_savings,
     cast(sum(forgone_savings) as decimal(38, 12)) as forgone_savings,
     cast(sum(forgone_savings_interruption_adjusted) as decimal(38, 12)) as forgone_savings_interruption_adjusted

@@ -23,7 +23,7 @@ per_currency as (
 )
 
 select
-    cast(billing_currency as varchar) as billing_currency,
+    cast(billing_currency as string) as billing_currency,
     cast(effective_cost as decimal(38, 12)) as effective_cost,
     cast(active_cost as decimal(38, 12)) as active_cost,
     cast(idle_cost as decimal(38, 12)) as idle_cost,

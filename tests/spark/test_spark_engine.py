@@ -39,7 +39,7 @@ with connect(finops_home().warehouse) as con:
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory):
-    with standalone_cluster(tmp_path_factory.mktemp("spark-cluster")) as master_url:
+    with standalone_cluster(tmp_path_factory.mktemp("spark-cluster"), memory="3g") as master_url:
         yield master_url
 
 

@@ -133,7 +133,8 @@ def test_audit_check_finds_a_row_lost_after_loading(home: FinopsHome, tmp_path: 
             if p.parent.name != "focus_cost_and_usage"
         ]
         con.execute(
-            f"copy (select * from read_parquet('{data_file}') where BilledCost <> 1.5) to '{data_file}.new' (format parquet)"
+            f"copy (select * from read_parquet('{data_file}') where BilledCost <> 1.5) "
+            f"to '{data_file}.new' (format parquet)"
         )
         data_file.with_name(data_file.name + ".new").rename(data_file)
         header, mismatches = audit_mismatches(con, FOCUS.raw_table)

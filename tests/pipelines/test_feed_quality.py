@@ -43,7 +43,7 @@ from pipelines.lib.quality.feed_deliveries import DELIVERED_SOURCES, FEED_DELIVE
 from pipelines.lib.quality.freshness import ensure_freshness_view, source_freshness
 from pipelines.lib.quality.quality import check_pending_loads, validate_load
 from pipelines.lib.settings import FinopsHome
-from pipelines.lib.warehouse.warehouse import connect, load_delivery
+from pipelines.lib.warehouse.warehouse import connect, ensure_tables
 from sources.aws import cur
 from sources.azure import cost_details
 from sources.common.row_checks import check_rows
@@ -106,8 +106,10 @@ def test_negative_quantity_on_a_correction_passes_on_a_usage_line_the_reader_loa
 
     # The suite on the same two lines once loaded: only the usage line is held to the rule, and fails it as a warning.
     with connect(tmp_path / "warehouse.duckdb") as con:
-        loaded = load_delivery(con, table, source=source.name, delivery="lines", sha256="lines", frame=frame)
-        results = validate_load(con, table, source.quality, source=source.name, load_id=loaded.load_id)
+        ensure_tables(con, table)
+        con.register("lines", frame.to_arrow())
+        add_lake_rows(con, table.name, "select *, 'load-1' as _load_id, now() as _ingested_at from lines")
+        results = validate_load(con, table, source.quality, source=source.name, load_id="load-1")
     (rule,) = [r for r in results if r.column_name == column and r.description.startswith(f"{column} is not negative")]
     assert (rule.passed, rule.severity, rule.unexpected_count, rule.element_count) == (False, "warning", 1, 1)
     assert "-3" in rule.observed_value

@@ -45,6 +45,7 @@ home = FinopsHome(Path(sys.argv[1]))
 with connect(home.warehouse) as con:
     ingest_landing_zone(home, con, FOCUS, log=logging.getLogger())
 """
+AUDIT_TABLES = ("loads", "load_totals", "restatements")
 log = logging.getLogger("test_lake")
 
 
@@ -225,3 +226,33 @@ def test_views_follow_the_lake_when_it_moves(home: FinopsHome, tmp_path: Path, m
         (sql,) = con.execute("select sql from duckdb_views() where view_name = 'focus_cost_and_usage'").fetchall()[0]
     assert str(moved) in sql
     assert billed_by_period(home) == {"2026-09": Decimal(3), "2026-10": Decimal(4)}
+
+
+def test_a_warehouse_from_before_the_lake_moves_its_tables_into_it(home: FinopsHome, tmp_path: Path):
+    load_sep_and_oct(home, tmp_path)
+    register(home, "focus", write_csv(tmp_path / "sep.csv", focus_rows(SEP | {"BilledCost": "8.5"})))
+    run_ingest(home)
+    raw_sql = "select * exclude (_ingested_at) from raw.focus_cost_and_usage order by all"
+    loads_sql = "select * from audit.loads order by loaded_at"
+    expected_raw, expected_loads = query(home.warehouse, raw_sql), query(home.warehouse, loads_sql)
+    assert [row[5] for row in expected_loads] == ["loaded", "loaded"]
+
+    # The same contents as base tables, the way the loader kept them before the lake.
+    old = FinopsHome(tmp_path / "old").ensure()
+    with connect(old.warehouse) as con:
+        con.execute(f"attach '{home.warehouse}' as current (read_only)")
+        for schema, table in [("raw", "focus_cost_and_usage"), *(("audit", t) for t in AUDIT_TABLES)]:
+            con.execute(f"create schema if not exists {schema}")
+            con.execute(f"create table {schema}.{table} as select * from current.{schema}.{table}")
+        con.execute("detach current")
+    assert not old.lake.exists()
+
+    with connect(old.warehouse) as con:
+        ensure_tables(con, FOCUS.raw_table)
+        kinds = con.execute(
+            "select table_type from information_schema.tables where table_name = 'focus_cost_and_usage'"
+        ).fetchall()
+    assert kinds == [("VIEW",)]
+    assert query(old.warehouse, raw_sql) == expected_raw
+    assert query(old.warehouse, loads_sql) == expected_loads
+    assert sorted(partitions(old)) == sorted(partitions(home))

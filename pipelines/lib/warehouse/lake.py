@@ -123,20 +123,22 @@ def ensure_schema_file(con: duckdb.DuckDBPyConnection, lake: Lake, table_name: s
     os.replace(temporary, target)
 
 
+def is_table(con: duckdb.DuckDBPyConnection, name: str) -> bool:
+    """True if `name` is a base table of this warehouse (a raw or audit table from before the lake)."""
+    schema, table = name.split(".")
+    return bool(
+        con.execute(
+            "SELECT count(*) FROM duckdb_tables() WHERE schema_name = ? AND table_name = ? AND database_name = "
+            "current_database()",
+            [schema, table],
+        ).fetchall()[0][0]
+    )
+
+
 def ensure_view(con: duckdb.DuckDBPyConnection, name: str, select_sql: str) -> None:
     """`name` as a view of `select_sql`, recreated when it reads something else (e.g. the lake moved)."""
     schema, view = name.split(".")
     con.execute(f"CREATE SCHEMA IF NOT EXISTS {schema}")
-    table = con.execute(
-        "SELECT count(*) FROM duckdb_tables() WHERE schema_name = ? AND table_name = ? AND database_name = "
-        "current_database()",
-        [schema, view],
-    ).fetchall()[0][0]
-    if table:
-        raise RuntimeError(
-            f"{name} is a table in this warehouse, written before the raw layer moved to the lake: load the "
-            "deliveries again into a new FINOPS_HOME (their landing folders and `gpu-finops ingest`)"
-        )
     found = con.execute(
         "SELECT sql FROM duckdb_views() WHERE schema_name = ? AND view_name = ? AND database_name = current_database()",
         [schema, view],

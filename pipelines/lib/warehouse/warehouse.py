@@ -37,6 +37,7 @@ from pipelines.lib.warehouse.lake import (
     ensure_view,
     files_view_sql,
     folder_name,
+    is_table,
     lake_of,
     partitions_of,
     recover,
@@ -217,12 +218,51 @@ def ensure_tables(con: duckdb.DuckDBPyConnection, table: RawTable | ReferenceTab
     """
     lake = lake_of(con)
     recover(con, lake)
+    if is_table(con, table.name):
+        _move_raw_table_to_lake(con, lake, table)
     for name, columns in ((table.name, lake_columns(table)), *AUDIT_COLUMNS.items()):
+        if name != table.name and is_table(con, name):
+            _move_audit_table_to_lake(con, lake, name, columns)
         ensure_schema_file(con, lake, name, columns)
         if name != "audit.loads":
             ensure_view(con, name, files_view_sql(lake.files_glob(name)))
     ensure_view(con, "audit.loads", _loads_view_sql(lake))
     return lake
+
+
+def _move_raw_table_to_lake(con: duckdb.DuckDBPyConnection, lake: Lake, table: RawTable | ReferenceTable) -> None:
+    """A raw table of a warehouse from before the lake, written to the lake's layout (a file per partition and
+    load) and dropped; a crash midway rewrites the same files on the next start."""
+    by = table.restatement_key if isinstance(table, RawTable) else table.partition_columns
+    match = " AND ".join(f"{quote_identifier(c)} IS NOT DISTINCT FROM ?" for c in by)
+    selected = ", ".join(
+        f"CAST({quote_identifier(n)} AS {t}) AS {quote_identifier(n)}" for n, t in lake_columns(table).items()
+    )
+    groups = con.execute(f"SELECT DISTINCT {', '.join(quote_identifier(c) for c in by)}, _load_id FROM {table.name}")
+    for *values, load_id in groups.fetchall():
+        folder = lake.folder(table.name).joinpath(*(folder_name(value) for value in values))
+        write_parquet(
+            con,
+            f"SELECT {selected} FROM {table.name} WHERE {match} AND _load_id = ?",
+            folder / f"{load_id}.parquet",
+            [*values, load_id],
+        )
+    con.execute(f"DROP TABLE {table.name}")
+
+
+def _move_audit_table_to_lake(con: duckdb.DuckDBPyConnection, lake: Lake, name: str, columns: dict[str, str]) -> None:
+    """An audit table from before the lake as one file of records; audit.loads' `superseded_by` becomes the
+    superseding load's `replaced_load_ids`, from which the view derives both again."""
+    stored = {n: f"CAST({quote_identifier(n)} AS {t}) AS {quote_identifier(n)}" for n, t in columns.items()}
+    if name == "audit.loads":
+        stored["replaced_load_ids"] = (
+            "coalesce((SELECT string_agg(o.load_id, ',' ORDER BY o.load_id) FROM audit.loads AS o "
+            "WHERE o.superseded_by = l.load_id), '') AS replaced_load_ids"
+        )
+    write_parquet(
+        con, f"SELECT {', '.join(stored.values())} FROM {name} AS l", lake.folder(name) / "before-the-lake.parquet"
+    )
+    con.execute(f"DROP TABLE {name}")
 
 
 def find_load(con: duckdb.DuckDBPyConnection, source: str, sha256: str) -> str | None:

@@ -671,8 +671,9 @@ class QualityGate:
 
     `load_delivery(before_commit=...)` calls it once the rows are staged in the lake (`raw.<table>` shows
     them only inside this transaction): an error-severity failure raises `FailedQualitySuite`, so the staged
-    files are discarded, the transaction rolls back and the delivery goes to quarantine; otherwise every result, warnings included, is recorded in the
-    same transaction as the load, so the load is committed already checked.
+    files are discarded, the transaction rolls back and the delivery goes to quarantine; otherwise every
+    result, warnings included, is recorded in the same transaction as the load, so the load is committed
+    already checked.
     """
 
     table: RawTable

@@ -148,10 +148,16 @@ def ensure_view(con: duckdb.DuckDBPyConnection, name: str, select_sql: str) -> N
     con.execute(f"CREATE OR REPLACE VIEW {name} AS {select_sql}")
 
 
+def sql_text_list(texts: Iterable[str]) -> str:
+    """A SQL list of string literals."""
+    return "[" + ", ".join(sql_text(text) for text in texts) + "]"
+
+
 def files_view_sql(paths: Iterable[str] | str) -> str:
     """Every file of a table (a glob or a list of files) as one relation, columns matched by name."""
-    listed = sql_text(paths) if isinstance(paths, str) else "[" + ", ".join(sql_text(p) for p in paths) + "]"
-    return f"SELECT * FROM read_parquet({listed}, union_by_name = true)"
+    if isinstance(paths, str):
+        return f"SELECT * FROM read_parquet({sql_text(paths)}, union_by_name = true)"
+    return f"SELECT * FROM read_parquet({sql_text_list(paths)}, union_by_name = true)"
 
 
 def partitions_of(lake: Lake, table_name: str) -> dict[str, list[Path]]:

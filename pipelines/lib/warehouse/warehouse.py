@@ -260,7 +260,9 @@ def _move_audit_table_to_lake(con: duckdb.DuckDBPyConnection, lake: Lake, name: 
             "WHERE o.superseded_by = l.load_id), '') AS replaced_load_ids"
         )
     write_parquet(
-        con, f"SELECT {', '.join(stored.values())} FROM {name} AS l", lake.folder(name) / "before-the-lake.parquet"
+        con,
+        f"SELECT {', '.join(stored[n] for n in stored)} FROM {name} AS l",
+        lake.folder(name) / "before-the-lake.parquet",
     )
     con.execute(f"DROP TABLE {name}")
 

@@ -9,9 +9,11 @@ import signal
 import subprocess
 import sys
 import time
+from datetime import date
 from decimal import Decimal
 from pathlib import Path
 
+import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
@@ -20,9 +22,10 @@ from pipelines.lib.ingest.billing_sources import FOCUS, OCI_COST
 from pipelines.lib.ingest.ingest import ingest_landing_zone
 from pipelines.lib.ingest.landing import register
 from pipelines.lib.operations.test_hooks import pause_env
+from pipelines.lib.prices.fx_rates import FX_RATES
 from pipelines.lib.settings import PROJECT_ROOT, FinopsHome
 from pipelines.lib.warehouse.raw_schema import ensure_raw_tables
-from pipelines.lib.warehouse.warehouse import connect, ensure_tables
+from pipelines.lib.warehouse.warehouse import connect, ensure_tables, load_reference_rows
 from tests.support.focus_fixtures import focus_rows, write_csv
 from tests.support.warehouse_helpers import query
 
@@ -256,3 +259,55 @@ def test_a_warehouse_from_before_the_lake_moves_its_tables_into_it(home: FinopsH
     assert query(old.warehouse, raw_sql) == expected_raw
     assert query(old.warehouse, loads_sql) == expected_loads
     assert sorted(partitions(old)) == sorted(partitions(home))
+
+
+def test_a_reference_load_keeps_the_rows_of_keys_it_does_not_carry(home: FinopsHome):
+    """ECB rates live in one folder per base currency: a load restating a day rewrites that folder, keeping the
+    other days' rows in a file of the load that wrote them."""
+
+    def rates(*rows: tuple[str, str, str]) -> pl.DataFrame:
+        return pl.DataFrame(
+            [
+                {
+                    "rate_date": date.fromisoformat(day),
+                    "base_currency": "EUR",
+                    "quote_currency": quote,
+                    "rate": Decimal(rate),
+                    "source_url": "test",
+                }
+                for day, quote, rate in rows
+            ],
+            schema=FX_RATES.columns,
+        )
+
+    with connect(home.warehouse) as con:
+        first = load_reference_rows(
+            con,
+            FX_RATES,
+            source="ecb",
+            delivery="a",
+            sha256="a",
+            frame=rates(("2026-10-01", "USD", "1.1"), ("2026-10-01", "GBP", "0.85"), ("2026-10-02", "USD", "1.2")),
+        )
+        second = load_reference_rows(
+            con, FX_RATES, source="ecb", delivery="b", sha256="b", frame=rates(("2026-10-02", "USD", "1.25"))
+        )
+    assert (second.rows, second.replaced_rows) == (1, 1)
+    folder = home.lake / "raw" / "ecb_fx_rates" / "EUR"
+    assert sorted(p.name for p in folder.glob("*.parquet")) == sorted(
+        [f"{first.load_id}.parquet", f"{second.load_id}.parquet"]
+    )
+    kept = pq.read_table(folder / f"{first.load_id}.parquet").to_pylist()
+    assert sorted((r["rate_date"].isoformat(), r["quote_currency"], r["rate"]) for r in kept) == [
+        ("2026-10-01", "GBP", Decimal("0.85")),
+        ("2026-10-01", "USD", Decimal("1.1")),
+    ]
+    assert query(
+        home.warehouse, "select rate_date::varchar, quote_currency, rate from raw.ecb_fx_rates order by all"
+    ) == [
+        ("2026-10-01", "GBP", Decimal("0.85")),
+        ("2026-10-01", "USD", Decimal("1.1")),
+        ("2026-10-02", "USD", Decimal("1.25")),
+    ]
+    # The first load still has rows in raw: loaded, not superseded.
+    assert query(home.warehouse, "select status from audit.loads order by loaded_at") == [("loaded",), ("loaded",)]

@@ -45,7 +45,7 @@ NVIDIA_SMI_SAMPLES = ReferenceTable(
     name="raw.nvidia_smi_gpu_samples",
     columns=samples.SAMPLE_SCHEMA,
     replace_key=("source_ref", "sample_date", "host"),
-    partition_by=("source_ref", "sample_date"),
+    partition_by=("source_ref",),
 )
 HOST_MAP = ReferenceTable(name="raw.telemetry_host_map", columns=HOST_MAP_SCHEMA, replace_key=("mapping",))
 TELEMETRY_TABLES = (PROMETHEUS_SAMPLES, NVIDIA_SMI_SAMPLES, HOST_MAP)

@@ -22,7 +22,7 @@ FX_RATES = ReferenceTable(
     name="raw.ecb_fx_rates",
     columns=ecb.RATE_SCHEMA,
     replace_key=("rate_date", "quote_currency"),
-    partition_by=("rate_date",),
+    partition_by=("base_currency",),
 )
 SNAPSHOT = "snapshots/ecb/eurofxref-hist-90d.xml"
 

@@ -259,11 +259,8 @@ def _move_audit_table_to_lake(con: duckdb.DuckDBPyConnection, lake: Lake, name: 
             "coalesce((SELECT string_agg(o.load_id, ',' ORDER BY o.load_id) FROM audit.loads AS o "
             "WHERE o.superseded_by = l.load_id), '') AS replaced_load_ids"
         )
-    write_parquet(
-        con,
-        f"SELECT {', '.join(stored[n] for n in stored)} FROM {name} AS l",
-        lake.folder(name) / "before-the-lake.parquet",
-    )
+    selected = ", ".join(stored.values())
+    write_parquet(con, f"SELECT {selected} FROM {name} AS l", lake.folder(name) / "before-the-lake.parquet")
     con.execute(f"DROP TABLE {name}")
 
 
@@ -576,8 +573,9 @@ class ReferenceTable:
     replace_key: tuple[str, ...]
     """A load replaces every row whose key values it carries (e.g. rate_date: a day's rates are restated whole)."""
     partition_by: tuple[str, ...] | None = None
-    """The lake's folders (a prefix of `replace_key`; all of it when not given): fewer, bigger files for
-    daily data whose key is finer than a day."""
+    """The lake's folders (`replace_key` when not given). Coarser for small daily data (a price feed, the
+    ECB's rates): a load rewrites its folders, keeping the rows of keys it does not carry, and readers open
+    a few files instead of one per day."""
 
     @property
     def partition_columns(self) -> tuple[str, ...]:

@@ -70,10 +70,15 @@ class Lake:
         return f"{self.folder(table_name)}/**/*.parquet"
 
 
+def warehouse_path(con: duckdb.DuckDBPyConnection) -> str | None:
+    """The connection's database file (None in memory)."""
+    path = con.execute("SELECT path FROM duckdb_databases() WHERE database_name = current_database()").fetchall()
+    return path[0][0] if path else None
+
+
 def lake_of(con: duckdb.DuckDBPyConnection) -> Lake:
     """The lake beside this connection's warehouse file (`FINOPS_LAKE` when set)."""
-    path = con.execute("SELECT path FROM duckdb_databases() WHERE database_name = current_database()").fetchall()
-    warehouse = path[0][0] if path else None
+    warehouse = warehouse_path(con)
     return Lake(lake_root(Path(warehouse).parent if warehouse else None))
 
 
@@ -268,9 +273,6 @@ def recover(con: duckdb.DuckDBPyConnection, lake: Lake) -> list[str]:
             shutil.rmtree(staged, ignore_errors=True)
             discarded.append(staged.name)
     shutil.rmtree(lake.trash, ignore_errors=True)
-    quality_table = con.execute(
-        "SELECT count(*) FROM duckdb_tables() WHERE schema_name = 'audit' AND table_name = 'quality_results'"
-    ).fetchall()[0][0]
-    if discarded and quality_table:
+    if discarded and is_table(con, "audit.quality_results"):
         con.execute("DELETE FROM audit.quality_results WHERE load_id IN (SELECT unnest(?::VARCHAR[]))", [discarded])
     return discarded

@@ -42,6 +42,7 @@ from pipelines.lib.warehouse.lake import (
     partitions_of,
     recover,
     sql_text,
+    warehouse_path,
     write_parquet,
 )
 from sources.common.types import DECIMAL_PRECISION, DECIMAL_SCALE
@@ -210,6 +211,11 @@ SELECT d.load_id, d.source, d.raw_table, d.delivery, d.sha256, d.status, d.row_c
 FROM derived AS d"""
 
 
+_READY: set[tuple[str, str, str, tuple[tuple[str, str], ...]]] = set()
+"""(warehouse file, lake, table, columns) whose schema file and view this process has checked: once per
+process, since catalog lookups cost milliseconds each and every writer step calls `ensure_tables`."""
+
+
 def ensure_tables(con: duckdb.DuckDBPyConnection, table: RawTable | ReferenceTable) -> Lake:
     """The table's and the audit tables' schema files in the lake and their views in DuckDB; recovers first.
 
@@ -218,15 +224,21 @@ def ensure_tables(con: duckdb.DuckDBPyConnection, table: RawTable | ReferenceTab
     """
     lake = lake_of(con)
     recover(con, lake)
-    if is_table(con, table.name):
-        _move_raw_table_to_lake(con, lake, table)
+    warehouse = warehouse_path(con)
     for name, columns in ((table.name, lake_columns(table)), *AUDIT_COLUMNS.items()):
-        if name != table.name and is_table(con, name):
-            _move_audit_table_to_lake(con, lake, name, columns)
+        ready = (warehouse or "", str(lake.root), name, tuple(columns.items()))
+        if warehouse and ready in _READY:
+            continue
+        if is_table(con, name):
+            if name == table.name:
+                _move_raw_table_to_lake(con, lake, table)
+            else:
+                _move_audit_table_to_lake(con, lake, name, columns)
         ensure_schema_file(con, lake, name, columns)
-        if name != "audit.loads":
-            ensure_view(con, name, files_view_sql(lake.files_glob(name)))
-    ensure_view(con, "audit.loads", _loads_view_sql(lake))
+        ensure_view(
+            con, name, _loads_view_sql(lake) if name == "audit.loads" else files_view_sql(lake.files_glob(name))
+        )
+        _READY.add(ready)
     return lake
 
 

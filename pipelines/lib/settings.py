@@ -55,6 +55,11 @@ class FinopsHome:
         return self.root / "logs"
 
     @property
+    def lake(self) -> Path:
+        """The raw layer (Parquet): FINOPS_LAKE, or `lake` in this home."""
+        return lake_root(self.root)
+
+    @property
     def dagster_home(self) -> Path:
         return self.root / "dagster"
 
@@ -124,6 +129,18 @@ def duckdb_memory_limit() -> str:
     ingest, the Dagster resource, dbt's profile) uses this one setting so a run's memory is bounded.
     """
     return os.environ.get("FINOPS_DUCKDB_MEMORY_LIMIT", "").strip() or DEFAULT_DUCKDB_MEMORY_LIMIT
+
+
+def lake_root(home_root: Path | None = None) -> Path:
+    """FINOPS_LAKE (default `$FINOPS_HOME/lake`): where validated deliveries land as Parquet, read by every engine.
+
+    `home_root` is the FINOPS_HOME to default into (the warehouse's folder); FINOPS_HOME's setting when not given.
+    """
+    configured = os.environ.get("FINOPS_LAKE", "").strip()
+    if configured:
+        return Path(configured).expanduser().resolve()
+    root = home_root or Path(os.environ.get("FINOPS_HOME") or PROJECT_ROOT / "data").expanduser()
+    return root.resolve() / "lake"
 
 
 def finops_home() -> FinopsHome:

@@ -24,7 +24,7 @@ from pipelines.lib.settings import DBT_PROJECT_DIR, FinopsHome
 from pipelines.lib.warehouse.raw_schema import ensure_raw_tables
 from pipelines.lib.warehouse.warehouse import connect
 from tests.support.focus_fixtures import focus_rows, write_csv
-from tests.support.warehouse_helpers import query
+from tests.support.warehouse_helpers import query, rewrite_lake_files
 
 DBT = str(Path(sys.executable).parent / "dbt")
 SEP = datetime(2026, 9, 1)
@@ -92,7 +92,11 @@ def test_reconciliation_per_period_and_invoice_and_a_difference_fails_the_run(tm
 
     # A tenth of a cent more on one raw line after the build: both views show it, the test fails the run.
     with connect(home.warehouse) as con:
-        con.execute("update raw.focus_cost_and_usage set BilledCost = BilledCost + 0.001 where BilledCost = 0.25")
+        rewrite_lake_files(
+            con,
+            "raw.focus_cost_and_usage",
+            {"BilledCost": "case when BilledCost = 0.25 then BilledCost + 0.001 else BilledCost end"},
+        )
     assert query(
         home.warehouse,
         "select x_source, billing_currency, billed_cost_difference from audit.reconciliation where not reconciled",

@@ -53,7 +53,7 @@ from sources.oci import cost_report
 from sources.synthetic.demo_telemetry import write_demo_telemetry
 from sources.telemetry import prometheus, samples
 from tests.support.home_helpers import isolated_home
-from tests.support.warehouse_helpers import query
+from tests.support.warehouse_helpers import add_lake_rows, query, rewrite_lake_files
 
 log = logging.getLogger(__name__)
 SUBJECTS = {subject.source: subject for subject in QUALITY_SUBJECTS}
@@ -108,9 +108,7 @@ def test_negative_quantity_on_a_correction_passes_on_a_usage_line_the_reader_loa
     with connect(tmp_path / "warehouse.duckdb") as con:
         ensure_tables(con, table)
         con.register("lines", frame.to_arrow())
-        con.execute(
-            f"insert into {table.name} by name select *, 'load-1' as _load_id, now() as _ingested_at from lines"
-        )
+        add_lake_rows(con, table.name, "select *, 'load-1' as _load_id, now() as _ingested_at from lines")
         results = validate_load(con, table, source.quality, source=source.name, load_id="load-1")
     (rule,) = [r for r in results if r.column_name == column and r.description.startswith(f"{column} is not negative")]
     assert (rule.passed, rule.severity, rule.unexpected_count, rule.element_count) == (False, "warning", 1, 1)
@@ -291,13 +289,15 @@ def test_feed_freshness_follows_the_newest_capture_not_the_last_load(home: Finop
         states = {}
         # Lambda declares a daily cadence and 12 hours' grace: late once its newest capture is 36 hours old.
         for hours in (35, 37):
-            con.execute("update raw.price_observations set observed_at = ?", [now - timedelta(hours=hours)])
+            rewrite_lake_files(con, "raw.price_observations", {"observed_at": "?"}, [now - timedelta(hours=hours)])
             states[hours] = source_freshness(con, "prices/lambda")
         never = source_freshness(con, "dcgm_prometheus")
         # Telemetry: the newest sample counts; hand-set sample times two days old are late.
-        con.execute(
-            "insert into raw.prometheus_gpu_samples (sample_date, sampled_at, sample_seconds, source, host, metric, "
-            "_load_id, _ingested_at) values (?, ?, 60, 'dcgm_prometheus', 'n1', ?, 'l1', ?)",
+        add_lake_rows(
+            con,
+            "raw.prometheus_gpu_samples",
+            "select ?::date as sample_date, ?::timestamp as sampled_at, 60 as sample_seconds, "
+            "'dcgm_prometheus' as source, 'n1' as host, ? as metric, 'l1' as _load_id, ?::timestamp as _ingested_at",
             [(now - timedelta(days=2)).date(), now - timedelta(days=2), samples.SM_ACTIVE, now],
         )
         telemetry = source_freshness(con, "dcgm_prometheus")

@@ -30,7 +30,7 @@ from pipelines.lib.settings import FinopsHome
 from pipelines.lib.warehouse.warehouse import connect, load_delivery
 from tests.support.focus_fixtures import focus_rows, write_csv
 from tests.support.home_helpers import isolated_home
-from tests.support.warehouse_helpers import query, table_fingerprint
+from tests.support.warehouse_helpers import query, rewrite_lake_files, table_fingerprint
 
 FOCUS_SUBJECT = next(subject for subject in QUALITY_SUBJECTS if subject.source == "focus")
 
@@ -222,7 +222,7 @@ def test_freshness_late_on_time_and_never_delivered(home: FinopsHome, tmp_path: 
         on_time = source_freshness(con, "focus")
         never = source_freshness(con, "gcp_billing")
         # FOCUS declares a 2-day cadence: a last delivery 3 days ago is late, by a day.
-        con.execute("update audit.loads set loaded_at = loaded_at - interval 3 day")
+        rewrite_lake_files(con, "audit.loads", {"loaded_at": "loaded_at - interval 3 day"})
         late = source_freshness(con, "focus")
 
     assert FOCUS.delivery_cadence == timedelta(days=2)

@@ -126,7 +126,17 @@ def test_audit_check_finds_a_row_lost_after_loading(home: FinopsHome, tmp_path: 
     run_ingest(home)
     with connect(home.warehouse) as con:
         assert audit_mismatches(con, FOCUS.raw_table)[1] == []
-        con.execute("delete from raw.focus_cost_and_usage where BilledCost = 1.5")
+        # A row lost from the lake's file after loading (a damaged copy, a hand edit).
+        (data_file,) = [
+            p
+            for p in (home.lake / "raw" / "focus_cost_and_usage").rglob("*.parquet")
+            if p.parent.name != "focus_cost_and_usage"
+        ]
+        con.execute(
+            f"copy (select * from read_parquet('{data_file}') where BilledCost <> 1.5) "
+            f"to '{data_file}.new' (format parquet)"
+        )
+        data_file.with_name(data_file.name + ".new").rename(data_file)
         header, mismatches = audit_mismatches(con, FOCUS.raw_table)
     (row,) = mismatches
     found = dict(zip(header, row, strict=True))

@@ -34,7 +34,7 @@ from pipelines.lib.settings import DUCKDB_WRITER_POOL, PROJECT_ROOT, FinopsHome
 from pipelines.lib.warehouse.warehouse import WarehouseBusy, connect
 from tests.support.focus_fixtures import focus_rows, write_csv
 from tests.support.home_helpers import isolated_home
-from tests.support.warehouse_helpers import query, table_fingerprint, warehouse_contents
+from tests.support.warehouse_helpers import add_lake_rows, query, table_fingerprint, warehouse_contents
 
 SEP = {"BillingPeriodStart": "2026-09-01T00:00:00Z", "BillingPeriodEnd": "2026-10-01T00:00:00Z"}
 OCT = {
@@ -453,21 +453,24 @@ def test_a_run_whose_pid_now_belongs_to_a_newer_process_is_dead(tmp_path: Path, 
         assert instance.event_log_storage.get_concurrency_info(DUCKDB_WRITER_POOL).claimed_slots == []
 
 
-def test_a_build_is_owed_after_a_crash_until_one_succeeds_after_the_last_billing_load():
+def test_a_build_is_owed_after_a_crash_until_one_succeeds_after_the_last_billing_load(tmp_path: Path):
     import duckdb
 
     from pipelines.lib.transform.builds import finish_build, rebuild_reason, start_build
     from pipelines.lib.warehouse.warehouse import ensure_tables
 
-    con = duckdb.connect()
+    con = duckdb.connect(str(tmp_path / "warehouse.duckdb"))
     billing = ["raw.focus_cost_and_usage"]
     assert rebuild_reason(con, billing) is None  # a new warehouse: nothing loaded, nothing owed
     ensure_tables(con, FOCUS.raw_table)
 
     def load(table: str) -> None:
-        con.execute(
-            "insert into audit.loads values "
-            "(uuid()::varchar, 'x', ?, 'd', 'sha', 'loaded', 1, 0, '[]', '{}', null, ?, null)",
+        add_lake_rows(
+            con,
+            "audit.loads",
+            "select uuid()::varchar as load_id, 'x' as source, ? as raw_table, 'd' as delivery, 'sha' as sha256, "
+            "1 as row_count, 0 as replaced_row_count, '[]' as billing_periods, '{}' as cost_totals, "
+            "?::timestamp as loaded_at, '' as replaced_load_ids",
             [table, datetime.now(UTC).replace(tzinfo=None)],
         )
         time.sleep(0.01)

@@ -137,6 +137,9 @@ DATA_NAMES = re.compile(
     r"url|body|text|content|sha256|reason|args|argv|query|listed|manifest|environ)\b"
 )
 """Names that hold data or file names; none may be pasted into SQL (they go in as `?` parameters)."""
+QUOTED_LITERAL = re.compile(r"sql_text(_list)?\(")
+"""The lake's file paths in a view or a COPY target, where DuckDB cannot prepare a parameter: quoted as string
+literals by the one helper (pipelines/lib/warehouse/lake.py), never pasted raw."""
 
 
 def _sql_templates() -> list[tuple[str, int, str, list[str]]]:
@@ -181,5 +184,9 @@ def test_no_sql_is_built_by_pasting_data_or_file_names():
         if kind != "f-string":
             offences.append(f"{file}:{line}: SQL built with {kind}")
             continue
-        offences += [f"{file}:{line}: pastes {expr!r} into SQL" for expr in pasted if DATA_NAMES.search(expr)]
+        offences += [
+            f"{file}:{line}: pastes {expr!r} into SQL"
+            for expr in pasted
+            if DATA_NAMES.search(expr) and not QUOTED_LITERAL.match(expr)
+        ]
     assert offences == []

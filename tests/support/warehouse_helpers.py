@@ -3,8 +3,15 @@
 from __future__ import annotations
 
 import hashlib
+import os
+import uuid
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
+import duckdb
+
+from pipelines.lib.warehouse.lake import SCHEMA_FILE, lake_of, sql_text
 from pipelines.lib.warehouse.warehouse import connect
 
 
@@ -73,3 +80,38 @@ def warehouse_contents(warehouse: Path) -> dict[str, list[tuple]]:
                 f'select {selected} from "{schema}"."{table}" order by all'
             ).fetchall()
     return contents
+
+
+def _declared_types(con: duckdb.DuckDBPyConnection, table_name: str) -> dict[str, str]:
+    schema_file = sql_text(str(lake_of(con).folder(table_name) / SCHEMA_FILE))
+    return {row[0]: row[1] for row in con.execute(f"describe select * from read_parquet({schema_file})").fetchall()}
+
+
+def rewrite_lake_files(
+    con: duckdb.DuckDBPyConnection, table_name: str, columns: dict[str, str], params: Sequence[Any] = ()
+) -> None:
+    """A hand edit of a lake table, as an UPDATE was on a table: every data file rewritten with
+    `columns` (name → SQL expression over the file's row) replaced, types kept."""
+    types = _declared_types(con, table_name)
+    replaced = ", ".join(f'cast({expr} as {types[name]}) as "{name}"' for name, expr in columns.items())
+    for path in sorted(lake_of(con).folder(table_name).rglob("*.parquet")):
+        if path.name == SCHEMA_FILE:
+            continue
+        edited = path.with_name(path.name + ".edited")
+        con.execute(
+            f"copy (select * replace ({replaced}) from read_parquet({sql_text(str(path))})) "
+            f"to {sql_text(str(edited))} (format parquet)",
+            list(params),
+        )
+        os.replace(edited, path)
+
+
+def add_lake_rows(con: duckdb.DuckDBPyConnection, table_name: str, select_sql: str, params: Sequence[Any] = ()) -> None:
+    """Rows added to a lake table by hand, as an INSERT was on a table: one more file, cast to the table's types."""
+    types = _declared_types(con, table_name)
+    selected = ", ".join(f'cast("{name}" as {sql_type}) as "{name}"' for name, sql_type in types.items())
+    folder = lake_of(con).folder(table_name)
+    target = folder / "added-by-test" / f"{uuid.uuid4()}.parquet"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    rows = f"select * from read_parquet({sql_text(str(folder / SCHEMA_FILE))}) union all by name ({select_sql})"
+    con.execute(f"copy (select {selected} from ({rows})) to {sql_text(str(target))} (format parquet)", list(params))

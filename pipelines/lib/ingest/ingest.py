@@ -18,7 +18,7 @@ from pipelines.lib.ingest.landing import pending_deliveries, quarantine
 from pipelines.lib.operations.test_hooks import pause_if_requested
 from pipelines.lib.quality.quality import QualityGate, QualityReport
 from pipelines.lib.settings import FinopsHome
-from pipelines.lib.warehouse.warehouse import find_load, load_delivery
+from pipelines.lib.warehouse.warehouse import ensure_tables, find_load, load_delivery
 from sources.common.delivery import Delivery
 from sources.common.errors import RejectedInput
 
@@ -64,6 +64,7 @@ def ingest_landing_zone(
     log: logging.Logger,
     run_id: str | None = None,
 ) -> list[DeliveryResult]:
+    ensure_tables(con, source.raw_table)  # recovers a load a crash interrupted before anything is compared with it
     deliveries = pending_deliveries(home, source.name)
     log.info("%d deliveries in %s", len(deliveries), home.landing_for(source.name))
     gate = QualityGate(source.raw_table, source.quality, source.name, run_id)

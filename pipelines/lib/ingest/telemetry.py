@@ -20,7 +20,6 @@ import gzip
 import hashlib
 import logging
 import re
-import uuid
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from datetime import UTC, date, datetime, time, timedelta
@@ -32,7 +31,7 @@ import polars as pl
 
 from pipelines.lib.ingest.landing import pending_deliveries, quarantine
 from pipelines.lib.settings import FinopsHome
-from pipelines.lib.warehouse.warehouse import LoadOutcome, ReferenceTable, ensure_tables, find_load, load_reference_rows
+from pipelines.lib.warehouse.warehouse import LoadOutcome, ReferenceTable, find_load, load_reference_rows
 from sources.common.delivery import Delivery
 from sources.common.errors import RejectedInput
 from sources.telemetry import prometheus, samples
@@ -46,6 +45,7 @@ NVIDIA_SMI_SAMPLES = ReferenceTable(
     name="raw.nvidia_smi_gpu_samples",
     columns=samples.SAMPLE_SCHEMA,
     replace_key=("source_ref", "sample_date", "host"),
+    partition_by=("source_ref",),
 )
 HOST_MAP = ReferenceTable(name="raw.telemetry_host_map", columns=HOST_MAP_SCHEMA, replace_key=("mapping",))
 TELEMETRY_TABLES = (PROMETHEUS_SAMPLES, NVIDIA_SMI_SAMPLES, HOST_MAP)
@@ -171,53 +171,21 @@ def fetch_prometheus_days(
 def _replace_days(
     con: duckdb.DuckDBPyConnection, frame: pl.DataFrame, days: list[date], *, delivery: str, sha256: str
 ) -> LoadOutcome:
-    """Replace `days` whole, even those whose answers held no series, in one transaction audited in audit.loads.
+    """Replace `days` whole, even those whose answers held no series, audited in audit.loads.
 
     `load_reference_rows` replaces the keys the frame carries; a day Prometheus now answers empty
     carries none, and its old rows would survive. So the days are named explicitly here.
     """
-    table = PROMETHEUS_SAMPLES
-    ensure_tables(con, table)
-    existing = find_load(con, samples.SOURCE_PROMETHEUS, sha256)
-    if existing is not None:
-        rows, replaced = con.execute(
-            "SELECT row_count, replaced_row_count FROM audit.loads WHERE load_id = ?", [existing]
-        ).fetchone()
-        return LoadOutcome("duplicate", existing, rows, replaced, [], {})
-    load_id = str(uuid.uuid4())
-    loaded_at = datetime.now(UTC).replace(tzinfo=None)
-    quoted = ", ".join(f'"{name}"' for name in table.columns)
-    con.register("incoming_samples", frame.select(list(table.columns)).to_arrow())
-    try:
-        con.begin()
-        replaced = con.execute(
-            f"DELETE FROM {table.name} WHERE sample_date IN (SELECT unnest(?::DATE[]))", [days]
-        ).fetchone()[0]
-        con.execute(
-            f"INSERT INTO {table.name} ({quoted}, _load_id, _ingested_at) SELECT {quoted}, ?, ? FROM incoming_samples",
-            [load_id, loaded_at],
-        )
-        con.execute(
-            "INSERT INTO audit.loads VALUES (?, ?, ?, ?, ?, 'loaded', ?, ?, '[]', '{}', ?, ?, NULL)",
-            [
-                load_id,
-                samples.SOURCE_PROMETHEUS,
-                table.name,
-                delivery,
-                sha256,
-                frame.height,
-                replaced,
-                "Prometheus query_range v1",
-                loaded_at,
-            ],
-        )
-        con.commit()
-    except BaseException:
-        con.rollback()
-        raise
-    finally:
-        con.unregister("incoming_samples")
-    return LoadOutcome("loaded", load_id, frame.height, replaced, [], {})
+    return load_reference_rows(
+        con,
+        PROMETHEUS_SAMPLES,
+        source=samples.SOURCE_PROMETHEUS,
+        delivery=delivery,
+        sha256=sha256,
+        frame=frame,
+        format_version="Prometheus query_range v1",
+        whole_partitions=[(day,) for day in days],
+    )
 
 
 @dataclass(frozen=True)

@@ -14,10 +14,11 @@ from pathlib import Path
 PAUSE_AT_ENV = "FINOPS_TEST_PAUSE_AT"
 PAUSE_MARKER_ENV = "FINOPS_TEST_PAUSE_MARKER"
 
-PHASES = ("reading", "validating", "committing", "building", "exporting")
+PHASES = ("reading", "validating", "committing", "swapping", "building", "exporting")
 """reading: a delivery is being parsed; validating: the quality suite runs over a load; committing: a load's
-transaction is open, just before COMMIT; building: dbt has built its first node; exporting: an export, report
-or docs file is written under its temporary name, not yet renamed."""
+files are staged in the lake and its transaction is open, just before COMMIT; swapping: the load's lake journal
+is written (committed) and its first partition folder swapped in, the others not yet; building: dbt has built
+its first node; exporting: an export, report or docs file is written under its temporary name, not yet renamed."""
 
 
 def pause_env(phase: str, marker: Path) -> dict[str, str]:

@@ -18,7 +18,12 @@ from pipelines.lib.warehouse.warehouse import LoadOutcome, ReferenceTable, load_
 from sources.common.http import HttpClient
 from sources.prices import ecb
 
-FX_RATES = ReferenceTable(name="raw.ecb_fx_rates", columns=ecb.RATE_SCHEMA, replace_key=("rate_date", "quote_currency"))
+FX_RATES = ReferenceTable(
+    name="raw.ecb_fx_rates",
+    columns=ecb.RATE_SCHEMA,
+    replace_key=("rate_date", "quote_currency"),
+    partition_by=("base_currency",),
+)
 SNAPSHOT = "snapshots/ecb/eurofxref-hist-90d.xml"
 
 

@@ -37,6 +37,7 @@ def price_table(feed: PriceFeed) -> ReferenceTable:
         name=feed.table,
         columns={**feed.columns, "feed": pl.String, "price_day": pl.Date},
         replace_key=("feed", "price_day"),
+        partition_by=("feed",),
     )
 
 

@@ -669,10 +669,11 @@ def reader_warning_results(
 class QualityGate:
     """A raw table's suite, run on a delivery's rows inside its load transaction, before the commit.
 
-    `load_delivery(before_commit=...)` calls it once the rows are inserted (visible only to this
-    transaction): an error-severity failure raises `FailedQualitySuite`, so the transaction rolls back
-    and the delivery goes to quarantine; otherwise every result, warnings included, is recorded in the
-    same transaction as the load, so the load is committed already checked.
+    `load_delivery(before_commit=...)` calls it once the rows are staged in the lake (`raw.<table>` shows
+    them only inside this transaction): an error-severity failure raises `FailedQualitySuite`, so the staged
+    files are discarded, the transaction rolls back and the delivery goes to quarantine; otherwise every
+    result, warnings included, is recorded in the same transaction as the load, so the load is committed
+    already checked.
     """
 
     table: RawTable

@@ -1,30 +1,50 @@
-"""Writing raw deliveries into the DuckDB warehouse: idempotent, restatements atomic, audited.
+"""Loading raw deliveries into the lake that DuckDB (and Spark) read: idempotent, restatements atomic, audited.
 
-Every load runs in one transaction: delete the rows of the (account, billing period) keys the
-delivery covers, insert the delivery, record it in `audit.loads` and `audit.load_totals`, and for
-every key that held rows before, what it held before and after in `audit.restatements`. Either
-all of it lands or none of it does (a process killed mid-load leaves the warehouse as it was:
-DuckDB only writes a transaction to its log on commit). A delivery whose sha256 was loaded
-before changes nothing. A `before_commit` callback (the quality gate) sees the delivery's rows in
-raw inside the transaction and can still reject it: raising rolls the whole load back.
+A load stages, under the lake's `_staging/<load_id>/`, the new version of every partition folder it touches
+(one folder per account × billing period for billing tables: a delivery replaces those keys whole) and its
+audit records (`audit.loads`, `audit.load_totals`, and for every key that held rows before, what it held
+before and after in `audit.restatements`); then it commits through the lake's journal and swaps the folders
+in (lake.py: a process killed at any point leaves the old or the new state once the next writer recovers).
+`raw.<table>` and `audit.<table>` are DuckDB views over those files, so models, CLI and checks read the same
+names as ever. A delivery whose sha256 was loaded before changes nothing. A `before_commit` callback (the
+quality gate) sees `raw.<table>` as it will be after the load, inside the DuckDB transaction that records its
+results, and can still reject it: raising discards the staged files and rolls the transaction back.
 """
 
 from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import polars as pl
 
 from pipelines.lib.operations.test_hooks import pause_if_requested
 from pipelines.lib.settings import duckdb_memory_limit
+from pipelines.lib.warehouse.lake import (
+    LOAD_FILE,
+    SCHEMA_FILE,
+    Lake,
+    Staging,
+    ensure_schema_file,
+    ensure_view,
+    files_view_sql,
+    folder_name,
+    is_table,
+    lake_of,
+    partitions_of,
+    recover,
+    sql_text,
+    warehouse_path,
+    write_parquet,
+)
 from sources.common.types import DECIMAL_PRECISION, DECIMAL_SCALE
 
 MONEY_SQL_TYPE = f"DECIMAL({DECIMAL_PRECISION}, {DECIMAL_SCALE})"
@@ -111,65 +131,149 @@ def _sql_type(dtype: pl.DataType) -> str:
     return "VARCHAR"
 
 
-def ensure_tables(con: duckdb.DuckDBPyConnection, table: RawTable | ReferenceTable) -> None:
-    columns = ",\n  ".join(f'"{name}" {_sql_type(dtype)}' for name, dtype in table.columns.items())
-    con.execute("CREATE SCHEMA IF NOT EXISTS raw")
-    con.execute("CREATE SCHEMA IF NOT EXISTS audit")
-    con.execute(
-        f"CREATE TABLE IF NOT EXISTS {table.name} (\n  {columns},\n"
-        "  _load_id VARCHAR NOT NULL,\n  _ingested_at TIMESTAMP NOT NULL\n)"
-    )
-    con.execute(
-        """
-        CREATE TABLE IF NOT EXISTS audit.loads (
-            load_id VARCHAR PRIMARY KEY,
-            source VARCHAR NOT NULL,
-            raw_table VARCHAR NOT NULL,
-            delivery VARCHAR NOT NULL,
-            sha256 VARCHAR NOT NULL,
-            status VARCHAR NOT NULL,
-            row_count BIGINT NOT NULL,
-            replaced_row_count BIGINT NOT NULL,
-            billing_periods VARCHAR NOT NULL,
-            cost_totals VARCHAR NOT NULL,
-            format_version VARCHAR,
-            loaded_at TIMESTAMP NOT NULL,
-            superseded_by VARCHAR
+AUDIT_COLUMNS: dict[str, dict[str, str]] = {
+    "audit.loads": {
+        "load_id": "VARCHAR",
+        "source": "VARCHAR",
+        "raw_table": "VARCHAR",
+        "delivery": "VARCHAR",
+        "sha256": "VARCHAR",
+        "row_count": "BIGINT",
+        "replaced_row_count": "BIGINT",
+        "billing_periods": "VARCHAR",
+        "cost_totals": "VARCHAR",
+        "format_version": "VARCHAR",
+        "loaded_at": "TIMESTAMP",
+        "replaced_load_ids": "VARCHAR",
+    },
+    "audit.restatements": {
+        "load_id": "VARCHAR",
+        "raw_table": "VARCHAR",
+        "billing_account_id": "VARCHAR",
+        "billing_period_start": "TIMESTAMP",
+        "billing_currency": "VARCHAR",
+        "replaced_load_ids": "VARCHAR",
+        "rows_before": "BIGINT",
+        "billed_cost_before": MONEY_SQL_TYPE,
+        "effective_cost_before": MONEY_SQL_TYPE,
+        "rows_after": "BIGINT",
+        "billed_cost_after": MONEY_SQL_TYPE,
+        "effective_cost_after": MONEY_SQL_TYPE,
+        "restated_at": "TIMESTAMP",
+    },
+    "audit.load_totals": {
+        "load_id": "VARCHAR",
+        "billing_account_id": "VARCHAR",
+        "billing_period_start": "TIMESTAMP",
+        "billing_currency": "VARCHAR",
+        "row_count": "BIGINT",
+        "billed_cost": MONEY_SQL_TYPE,
+        "effective_cost": MONEY_SQL_TYPE,
+    },
+}
+"""The lake's audit records, append-only: one file per load and table (a load's status is derived, see
+`_loads_view_sql`)."""
+
+
+def lake_columns(table: RawTable | ReferenceTable) -> dict[str, str]:
+    """Every column of a raw table's files with its SQL type, the loader's two included."""
+    return {name: _sql_type(dtype) for name, dtype in table.columns.items()} | {
+        "_load_id": "VARCHAR",
+        "_ingested_at": "TIMESTAMP",
+    }
+
+
+def _loads_view_sql(lake: Lake) -> str:
+    """audit.loads: the append-only records, with `status` and `superseded_by` derived from the lake.
+
+    A load with rows is `superseded` once no data file of it is left (restatements replaced every key it
+    carried); `superseded_by` is the latest load that replaced rows of it.
+    """
+    records = files_view_sql(lake.files_glob("audit.loads"))
+    every_raw_file = sql_text(f"{lake.root}/raw/*/**/*.parquet")
+    current = f"SELECT DISTINCT regexp_extract(file, {sql_text(LOAD_FILE)}, 1) AS load_id FROM glob({every_raw_file})"
+    return f"""WITH records AS ({records}),
+current_loads AS ({current}),
+replacing AS (
+    SELECT unnest(string_split(replaced_load_ids, ',')) AS replaced_id, load_id AS by_load, loaded_at
+    FROM records WHERE replaced_load_ids <> ''
+),
+derived AS (
+    SELECT r.*, CASE WHEN r.row_count > 0 AND r.load_id NOT IN (SELECT load_id FROM current_loads)
+                     THEN 'superseded' ELSE 'loaded' END AS status
+    FROM records AS r
+)
+SELECT d.load_id, d.source, d.raw_table, d.delivery, d.sha256, d.status, d.row_count, d.replaced_row_count,
+       d.billing_periods, d.cost_totals, d.format_version, d.loaded_at,
+       CASE WHEN d.status = 'superseded'
+            THEN (SELECT arg_max(x.by_load, x.loaded_at) FROM replacing AS x WHERE x.replaced_id = d.load_id)
+       END AS superseded_by
+FROM derived AS d"""
+
+
+_READY: set[tuple[str, str, str, tuple[tuple[str, str], ...]]] = set()
+"""(warehouse file, lake, table, columns) whose schema file and view this process has checked: once per
+process, since catalog lookups cost milliseconds each and every writer step calls `ensure_tables`."""
+
+
+def ensure_tables(con: duckdb.DuckDBPyConnection, table: RawTable | ReferenceTable) -> Lake:
+    """The table's and the audit tables' schema files in the lake and their views in DuckDB; recovers first.
+
+    Recovery (finishing or discarding a load a crash interrupted) runs here because every writer calls this
+    before it loads or builds.
+    """
+    lake = lake_of(con)
+    recover(con, lake)
+    warehouse = warehouse_path(con)
+    for name, columns in ((table.name, lake_columns(table)), *AUDIT_COLUMNS.items()):
+        ready = (warehouse or "", str(lake.root), name, tuple(columns.items()))
+        if warehouse and ready in _READY:
+            continue
+        if is_table(con, name):
+            if name == table.name:
+                _move_raw_table_to_lake(con, lake, table)
+            else:
+                _move_audit_table_to_lake(con, lake, name, columns)
+        ensure_schema_file(con, lake, name, columns)
+        ensure_view(
+            con, name, _loads_view_sql(lake) if name == "audit.loads" else files_view_sql(lake.files_glob(name))
         )
-        """
+        _READY.add(ready)
+    return lake
+
+
+def _move_raw_table_to_lake(con: duckdb.DuckDBPyConnection, lake: Lake, table: RawTable | ReferenceTable) -> None:
+    """A raw table of a warehouse from before the lake, written to the lake's layout (a file per partition and
+    load) and dropped; a crash midway rewrites the same files on the next start."""
+    by = table.restatement_key if isinstance(table, RawTable) else table.partition_columns
+    match = " AND ".join(f"{quote_identifier(c)} IS NOT DISTINCT FROM ?" for c in by)
+    selected = ", ".join(
+        f"CAST({quote_identifier(n)} AS {t}) AS {quote_identifier(n)}" for n, t in lake_columns(table).items()
     )
-    con.execute(
-        f"""
-        CREATE TABLE IF NOT EXISTS audit.restatements (
-            load_id VARCHAR NOT NULL,
-            raw_table VARCHAR NOT NULL,
-            billing_account_id VARCHAR NOT NULL,
-            billing_period_start TIMESTAMP NOT NULL,
-            billing_currency VARCHAR,
-            replaced_load_ids VARCHAR NOT NULL,
-            rows_before BIGINT NOT NULL,
-            billed_cost_before {MONEY_SQL_TYPE},
-            effective_cost_before {MONEY_SQL_TYPE},
-            rows_after BIGINT NOT NULL,
-            billed_cost_after {MONEY_SQL_TYPE},
-            effective_cost_after {MONEY_SQL_TYPE},
-            restated_at TIMESTAMP NOT NULL
+    groups = con.execute(f"SELECT DISTINCT {', '.join(quote_identifier(c) for c in by)}, _load_id FROM {table.name}")
+    for *values, load_id in groups.fetchall():
+        folder = lake.folder(table.name).joinpath(*(folder_name(value) for value in values))
+        write_parquet(
+            con,
+            f"SELECT {selected} FROM {table.name} WHERE {match} AND _load_id = ?",
+            folder / f"{load_id}.parquet",
+            [*values, load_id],
         )
-        """
-    )
-    con.execute(
-        f"""
-        CREATE TABLE IF NOT EXISTS audit.load_totals (
-            load_id VARCHAR NOT NULL,
-            billing_account_id VARCHAR NOT NULL,
-            billing_period_start TIMESTAMP NOT NULL,
-            billing_currency VARCHAR NOT NULL,
-            row_count BIGINT NOT NULL,
-            billed_cost {MONEY_SQL_TYPE} NOT NULL,
-            effective_cost {MONEY_SQL_TYPE} NOT NULL
+    con.execute(f"DROP TABLE {table.name}")
+
+
+def _move_audit_table_to_lake(con: duckdb.DuckDBPyConnection, lake: Lake, name: str, columns: dict[str, str]) -> None:
+    """An audit table from before the lake as one file of records; audit.loads' `superseded_by` becomes the
+    superseding load's `replaced_load_ids`, from which the view derives both again."""
+    stored = {n: f"CAST({quote_identifier(n)} AS {t}) AS {quote_identifier(n)}" for n, t in columns.items()}
+    if name == "audit.loads":
+        stored["replaced_load_ids"] = (
+            "coalesce((SELECT string_agg(o.load_id, ',' ORDER BY o.load_id) FROM audit.loads AS o "
+            "WHERE o.superseded_by = l.load_id), '') AS replaced_load_ids"
         )
-        """
-    )
+    selected = ", ".join(stored.values())
+    write_parquet(con, f"SELECT {selected} FROM {name} AS l", lake.folder(name) / "before-the-lake.parquet")
+    con.execute(f"DROP TABLE {name}")
 
 
 def find_load(con: duckdb.DuckDBPyConnection, source: str, sha256: str) -> str | None:
@@ -199,128 +303,207 @@ def load_delivery(
 ) -> LoadOutcome:
     """Load one parsed delivery, replacing the account × billing-period keys it covers (or all, for a snapshot).
 
-    `before_commit(load_id)` runs last inside the transaction, with the delivery's rows in raw; if it
-    raises, nothing of the load is committed.
+    `before_commit(load_id)` runs last before the commit, with `raw.<table>` showing what it will hold once
+    the load commits; if it raises, nothing of the load is committed.
     """
-    ensure_tables(con, table)
+    lake = ensure_tables(con, table)
     existing = find_load(con, source, sha256)
     if existing is not None:
         return _outcome_of(con, existing, status="duplicate")
 
     load_id = str(uuid.uuid4())
     loaded_at = datetime.now(UTC).replace(tzinfo=None)
-    names = list(table.columns)
-    account, period = (f'"{column}"' for column in table.restatement_key)
-    replaced_rows = (
-        "true"
-        if table.snapshot
-        else f"({account}, {period}) IN (SELECT DISTINCT {account}, {period} FROM incoming_delivery)"
-    )
-    with _staged(con, "incoming_delivery", frame.select(names)):
-        replaced_loads = [
-            row[0]
-            for row in con.execute(f"SELECT DISTINCT _load_id FROM {table.name} WHERE {replaced_rows}").fetchall()
-        ]
-        if replaced_loads:
-            _record_restatement(con, table, replaced_rows, load_id, loaded_at)
-        replaced = _replace_rows(con, table.name, names, replaced_rows, "incoming_delivery", load_id, loaded_at)
-        con.execute(
+    account, period, currency = (quote_identifier(c) for c in (*table.restatement_key, table.currency_column))
+    billed, effective = quote_identifier(table.billed_cost_column), quote_identifier(table.effective_cost_column)
+    with _staged_load(con, lake, load_id, frame.select(list(table.columns))) as staging:
+        replaced = _stage_rows(
+            con, staging, table, table.restatement_key, table.restatement_key, loaded_at, replace_all=table.snapshot
+        )
+        if replaced.load_ids:
+            _record_restatement(con, staging, table, replaced.sql, loaded_at)
+        totals = staging.file(f"audit/load_totals/{load_id}.parquet")
+        write_parquet(
+            con,
             f"""
-            INSERT INTO audit.load_totals
-            SELECT ?, {account}, {period}, "{table.currency_column}", count(*),
-                   sum("{table.billed_cost_column}"), sum("{table.effective_cost_column}")
-            FROM incoming_delivery
-            GROUP BY {account}, {period}, "{table.currency_column}"
+            SELECT ?::VARCHAR AS load_id, {account}::VARCHAR AS billing_account_id,
+                   {period}::TIMESTAMP AS billing_period_start, {currency}::VARCHAR AS billing_currency,
+                   count(*)::BIGINT AS row_count, sum({billed})::{MONEY_SQL_TYPE} AS billed_cost,
+                   sum({effective})::{MONEY_SQL_TYPE} AS effective_cost
+            FROM incoming_rows
+            GROUP BY {account}, {period}, {currency}
             """,
+            totals,
             [load_id],
         )
-        periods = _billing_periods(con, load_id)
-        con.execute(
-            "INSERT INTO audit.loads VALUES (?, ?, ?, ?, ?, 'loaded', ?, ?, ?, ?, ?, ?, NULL)",
-            [
-                load_id,
-                source,
-                table.name,
-                delivery,
-                sha256,
-                frame.height,
-                replaced,
-                json.dumps(periods),
-                json.dumps(_totals(con, load_id)),
-                format_version,
-                loaded_at,
-            ],
+        totals_sql = files_view_sql([str(totals)])
+        _stage_load_record(
+            con,
+            staging,
+            [source, table.name, delivery, sha256, frame.height, replaced.rows],
+            json.dumps(_billing_periods(con, totals_sql)),
+            json.dumps(_totals(con, totals_sql)),
+            [format_version, loaded_at, ",".join(replaced.load_ids)],
         )
-        if replaced_loads:
-            # A previous load is superseded once none of its rows remain (a restatement can
-            # replace only some of the billing periods a delivery carried).
-            con.execute(
-                f"""
-                UPDATE audit.loads SET status = 'superseded', superseded_by = ?
-                WHERE load_id IN (SELECT unnest(?::VARCHAR[]))
-                  AND load_id NOT IN (SELECT DISTINCT _load_id FROM {table.name})
-                """,
-                [load_id, replaced_loads],
-            )
         if before_commit is not None:
+            current = partitions_of(lake, table.name)
+            unchanged = [
+                path for folder, paths in current.items() if folder not in staging.partitions for path in paths
+            ]
+            preview = [lake.folder(table.name) / SCHEMA_FILE, *unchanged, *staging.staged_files()]
+            con.execute(f"CREATE OR REPLACE VIEW {table.name} AS {files_view_sql(str(p) for p in preview)}")
             before_commit(load_id)
+            con.execute(f"CREATE OR REPLACE VIEW {table.name} AS {files_view_sql(lake.files_glob(table.name))}")
     return _outcome_of(con, load_id, status="loaded")
 
 
+@dataclass(frozen=True)
+class _Replaced:
+    """The rows of the lake a load replaces."""
+
+    sql: str
+    """A query returning them (no rows when nothing is replaced)."""
+    rows: int
+    load_ids: list[str]
+
+
+def _stage_rows(
+    con: duckdb.DuckDBPyConnection,
+    staging: Staging,
+    table: RawTable | ReferenceTable,
+    partition_by: tuple[str, ...],
+    replace_key: tuple[str, ...],
+    loaded_at: datetime,
+    *,
+    replace_all: bool = False,
+    whole_partitions: Sequence[tuple[Any, ...]] = (),
+) -> _Replaced:
+    """Stage the new version of every partition the staged view's rows fall in: its rows, plus, where a
+    partition is wider than the replace key, the old rows of keys the load does not carry (each in a file
+    named after its own load). `whole_partitions` are replaced whole even when the load has no row in them."""
+    lake, view, load_id = staging.lake, "incoming_rows", staging.load_id
+    columns = lake_columns(table)
+    base = lake.folder(table.name).relative_to(lake.root).as_posix()
+
+    def folder(values: tuple[Any, ...]) -> str:
+        return "/".join([base, *(folder_name(value) for value in values)])
+
+    by = ", ".join(quote_identifier(c) for c in partition_by)
+    delivered = {folder(values): values for values in con.execute(f"SELECT DISTINCT {by} FROM {view}").fetchall()}
+    existing = partitions_of(lake, table.name)
+    whole = set(delivered) if partition_by == replace_key else set()
+    whole |= {folder(values) for values in whole_partitions}
+    if replace_all:
+        whole |= set(existing)
+    key = ", ".join(quote_identifier(c) for c in replace_key)
+    carried = f"coalesce(({key}) IN (SELECT DISTINCT {key} FROM {view}), false)"
+    whole_files: list[str] = []
+    partial_files: list[str] = []
+    for relative in sorted(set(delivered) | whole):
+        target = staging.partition(relative)
+        for old in existing.get(relative, []):
+            if relative in whole:
+                whole_files.append(str(old))
+                continue
+            partial_files.append(str(old))
+            kept = f"SELECT * FROM read_parquet({sql_text(str(old))}) WHERE NOT {carried}"
+            if con.execute(f"SELECT count(*) FROM ({kept})").fetchall()[0][0]:
+                write_parquet(con, kept, target / old.name)
+        if relative in delivered:
+            selected = ", ".join(
+                f"CAST({quote_identifier(name)} AS {sql_type}) AS {quote_identifier(name)}"
+                for name, sql_type in columns.items()
+                if name not in ("_load_id", "_ingested_at")
+            )
+            match = " AND ".join(f"{quote_identifier(c)} IS NOT DISTINCT FROM ?" for c in partition_by)
+            write_parquet(
+                con,
+                f"SELECT {selected}, ?::VARCHAR AS _load_id, ?::TIMESTAMP AS _ingested_at FROM {view} WHERE {match}",
+                target / f"{load_id}.parquet",
+                [load_id, loaded_at, *delivered[relative]],
+            )
+    parts = [files_view_sql(whole_files)] if whole_files else []
+    if partial_files:
+        parts.append(f"{files_view_sql(partial_files)} WHERE {carried}")
+    if not parts:
+        return _Replaced(f"{files_view_sql(str(lake.folder(table.name) / SCHEMA_FILE))} WHERE false", 0, [])
+    sql = " UNION ALL BY NAME ".join(f"({part})" for part in parts)
+    rows = con.execute(f"SELECT count(*) FROM ({sql})").fetchall()[0][0]
+    load_ids = [row[0] for row in con.execute(f"SELECT DISTINCT _load_id FROM ({sql}) ORDER BY 1").fetchall()]
+    return _Replaced(sql, rows, load_ids)
+
+
+def _stage_load_record(
+    con: duckdb.DuckDBPyConnection,
+    staging: Staging,
+    described: list[Any],
+    billing_periods: str,
+    cost_totals: str,
+    rest: list[Any],
+) -> None:
+    """The load's row of audit.loads, in the order of `AUDIT_COLUMNS`."""
+    values = [staging.load_id, *described, billing_periods, cost_totals, *rest]
+    columns = AUDIT_COLUMNS["audit.loads"]
+    selected = ", ".join(f"?::{sql_type} AS {quote_identifier(name)}" for name, sql_type in columns.items())
+    write_parquet(con, f"SELECT {selected}", staging.file(f"audit/loads/{staging.load_id}.parquet"), values)
+
+
 def _record_restatement(
-    con: duckdb.DuckDBPyConnection, table: RawTable, replaced_rows: str, load_id: str, loaded_at: datetime
+    con: duckdb.DuckDBPyConnection, staging: Staging, table: RawTable, replaced_sql: str, loaded_at: datetime
 ) -> None:
     """Per restated account × billing period × currency: rows and cost before this load and after it.
 
     Only keys that held rows before are restatements; a currency the key gains or loses shows with
     zero rows on the side that lacks it.
     """
-    account, period, currency = (f'"{c}"' for c in (*table.restatement_key, table.currency_column))
-    billed, effective = f'"{table.billed_cost_column}"', f'"{table.effective_cost_column}"'
-    con.execute(
+    account, period, currency = (quote_identifier(c) for c in (*table.restatement_key, table.currency_column))
+    billed, effective = quote_identifier(table.billed_cost_column), quote_identifier(table.effective_cost_column)
+    write_parquet(
+        con,
         f"""
-        INSERT INTO audit.restatements
         WITH before AS (
             SELECT {account} AS account, {period} AS period, {currency} AS currency,
                    string_agg(DISTINCT _load_id, ',' ORDER BY _load_id) AS load_ids,
                    count(*) AS row_count, sum({billed}) AS billed, sum({effective}) AS effective
-            FROM {table.name} WHERE {replaced_rows}
+            FROM ({replaced_sql})
             GROUP BY ALL
         ),
         after AS (
             SELECT {account} AS account, {period} AS period, {currency} AS currency,
                    count(*) AS row_count, sum({billed}) AS billed, sum({effective}) AS effective
-            FROM incoming_delivery
+            FROM incoming_rows
             GROUP BY ALL
         ),
         restated_keys AS (SELECT DISTINCT account, period FROM before)
-        SELECT ?, ?, coalesce(b.account, a.account), coalesce(b.period, a.period), coalesce(b.currency, a.currency),
-               coalesce(b.load_ids, ''), coalesce(b.row_count, 0), b.billed, b.effective,
-               coalesce(a.row_count, 0), a.billed, a.effective, ?
+        SELECT ?::VARCHAR AS load_id, ?::VARCHAR AS raw_table,
+               coalesce(b.account, a.account)::VARCHAR AS billing_account_id,
+               coalesce(b.period, a.period)::TIMESTAMP AS billing_period_start,
+               coalesce(b.currency, a.currency)::VARCHAR AS billing_currency,
+               coalesce(b.load_ids, '') AS replaced_load_ids, coalesce(b.row_count, 0)::BIGINT AS rows_before,
+               b.billed::{MONEY_SQL_TYPE} AS billed_cost_before, b.effective::{MONEY_SQL_TYPE} AS effective_cost_before,
+               coalesce(a.row_count, 0)::BIGINT AS rows_after, a.billed::{MONEY_SQL_TYPE} AS billed_cost_after,
+               a.effective::{MONEY_SQL_TYPE} AS effective_cost_after, ?::TIMESTAMP AS restated_at
         FROM before AS b
         FULL OUTER JOIN after AS a
           ON a.account = b.account AND a.period = b.period AND a.currency IS NOT DISTINCT FROM b.currency
         WHERE (coalesce(b.account, a.account), coalesce(b.period, a.period))
               IN (SELECT account, period FROM restated_keys)
         """,
-        [load_id, table.name, loaded_at],
+        staging.file(f"audit/restatements/{staging.load_id}.parquet"),
+        [staging.load_id, table.name, loaded_at],
     )
 
 
-def _billing_periods(con: duckdb.DuckDBPyConnection, load_id: str) -> list[str]:
+def _billing_periods(con: duckdb.DuckDBPyConnection, totals_sql: str, params: Sequence[Any] = ()) -> list[str]:
     rows = con.execute(
-        "SELECT DISTINCT strftime(billing_period_start, '%Y-%m-%d') FROM audit.load_totals "
-        "WHERE load_id = ? ORDER BY 1",
-        [load_id],
+        f"SELECT DISTINCT strftime(billing_period_start, '%Y-%m-%d') FROM ({totals_sql}) ORDER BY 1", list(params)
     ).fetchall()
     return [row[0] for row in rows]
 
 
-def _totals(con: duckdb.DuckDBPyConnection, load_id: str) -> dict[str, dict[str, str]]:
+def _totals(con: duckdb.DuckDBPyConnection, totals_sql: str, params: Sequence[Any] = ()) -> dict[str, dict[str, str]]:
     rows = con.execute(
-        "SELECT billing_currency, sum(billed_cost), sum(effective_cost) FROM audit.load_totals "
-        "WHERE load_id = ? GROUP BY 1 ORDER BY 1",
-        [load_id],
+        f"SELECT billing_currency, sum(billed_cost), sum(effective_cost) FROM ({totals_sql}) GROUP BY 1 ORDER BY 1",
+        list(params),
     ).fetchall()
     return {currency: {"billed": _plain(billed), "effective": _plain(eff)} for currency, billed, eff in rows}
 
@@ -340,8 +523,8 @@ def _outcome_of(con: duckdb.DuckDBPyConnection, load_id: str, *, status: str) ->
         load_id=load_id,
         rows=row_count,
         replaced_rows=replaced,
-        billing_periods=_billing_periods(con, load_id),
-        totals=_totals(con, load_id),
+        billing_periods=_billing_periods(con, "SELECT * FROM audit.load_totals WHERE load_id = ?", [load_id]),
+        totals=_totals(con, "SELECT * FROM audit.load_totals WHERE load_id = ?", [load_id]),
     )
 
 
@@ -401,6 +584,14 @@ class ReferenceTable:
     columns: dict[str, pl.DataType]
     replace_key: tuple[str, ...]
     """A load replaces every row whose key values it carries (e.g. rate_date: a day's rates are restated whole)."""
+    partition_by: tuple[str, ...] | None = None
+    """The lake's folders (`replace_key` when not given). Coarser for small daily data (a price feed, the
+    ECB's rates): a load rewrites its folders, keeping the rows of keys it does not carry, and readers open
+    a few files instead of one per day."""
+
+    @property
+    def partition_columns(self) -> tuple[str, ...]:
+        return self.partition_by or self.replace_key
 
 
 def load_reference_rows(
@@ -412,59 +603,56 @@ def load_reference_rows(
     sha256: str,
     frame: pl.DataFrame,
     format_version: str | None = None,
+    whole_partitions: Sequence[tuple[Any, ...]] = (),
 ) -> LoadOutcome:
-    """Replace the keys `frame` carries in one transaction and record the load in audit.loads."""
-    ensure_tables(con, table)
+    """Replace the keys `frame` carries (and `whole_partitions` whole) and record the load in audit.loads."""
+    lake = ensure_tables(con, table)
     existing = find_load(con, source, sha256)
     if existing is not None:
         return _outcome_of(con, existing, status="duplicate")
     load_id = str(uuid.uuid4())
     loaded_at = datetime.now(UTC).replace(tzinfo=None)
-    names = list(table.columns)
-    key = ", ".join(f'"{column}"' for column in table.replace_key)
-    replaced_keys = f"({key}) IN (SELECT DISTINCT {key} FROM incoming_reference)"
-    with _staged(con, "incoming_reference", frame.select(names)):
-        replaced = _replace_rows(con, table.name, names, replaced_keys, "incoming_reference", load_id, loaded_at)
-        con.execute(
-            "INSERT INTO audit.loads VALUES (?, ?, ?, ?, ?, 'loaded', ?, ?, '[]', '{}', ?, ?, NULL)",
-            [load_id, source, table.name, delivery, sha256, frame.height, replaced, format_version, loaded_at],
+    with _staged_load(con, lake, load_id, frame.select(list(table.columns))) as staging:
+        replaced = _stage_rows(
+            con,
+            staging,
+            table,
+            table.partition_columns,
+            table.replace_key,
+            loaded_at,
+            whole_partitions=whole_partitions,
+        )
+        _stage_load_record(
+            con,
+            staging,
+            [source, table.name, delivery, sha256, frame.height, replaced.rows],
+            "[]",
+            "{}",
+            [format_version, loaded_at, ",".join(replaced.load_ids)],
         )
     return _outcome_of(con, load_id, status="loaded")
 
 
 @contextmanager
-def _staged(con: duckdb.DuckDBPyConnection, view: str, frame: pl.DataFrame) -> Iterator[None]:
-    """`frame` visible to SQL as `view` inside one transaction: committed whole, or rolled back whole.
+def _staged_load(con: duckdb.DuckDBPyConnection, lake: Lake, load_id: str, frame: pl.DataFrame) -> Iterator[Staging]:
+    """`frame` visible to SQL as `incoming_rows` while the load's files are staged; then committed whole, or
+    discarded whole.
 
+    DuckDB's transaction holds what the load writes there (the quality gate's results): it commits first, then
+    the lake's journal does (see lake.py; recovery deletes results of a load whose journal was never written).
     Arrow's string views are polars' own layout: DuckDB scans the frame's memory instead of a copy of it.
     """
-    con.register(view, frame.to_arrow(compat_level=pl.CompatLevel.newest()))
+    con.register("incoming_rows", frame.to_arrow(compat_level=pl.CompatLevel.newest()))
+    staging = Staging(lake, load_id)
     try:
         con.begin()
-        yield
+        yield staging
         pause_if_requested("committing")
         con.commit()
     except BaseException:
         con.rollback()
+        staging.abandon()
         raise
     finally:
-        con.unregister(view)
-
-
-def _replace_rows(
-    con: duckdb.DuckDBPyConnection,
-    table_name: str,
-    names: list[str],
-    replaced_where: str,
-    view: str,
-    load_id: str,
-    loaded_at: datetime,
-) -> int:
-    """Delete the rows `replaced_where` selects, insert the staged view's rows; the number deleted."""
-    quoted = ", ".join(f'"{name}"' for name in names)
-    replaced = con.execute(f"DELETE FROM {table_name} WHERE {replaced_where}").fetchone()[0]
-    con.execute(
-        f"INSERT INTO {table_name} ({quoted}, _load_id, _ingested_at) SELECT {quoted}, ?, ? FROM {view}",
-        [load_id, loaded_at],
-    )
-    return replaced
+        con.unregister("incoming_rows")
+    staging.commit()

@@ -127,6 +127,11 @@ def _rows_differ(con: duckdb.DuckDBPyConnection, table: str, columns: list[str])
     )
 
 
+def _escaped(help_text: str) -> str:
+    """argparse formats help with %: the patterns' own % signs are doubled."""
+    return help_text.replace("%", "%%")
+
+
 def _quoted(path: Path) -> str:
     return str(path).replace("'", "''")
 
@@ -142,12 +147,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--ignore-column",
         action="append",
         dest="ignore",
-        help=f"column name ILIKE pattern to leave out (repeatable; default {BUILD_BOOKKEEPING})",
+        help=_escaped(f"column name ILIKE pattern to leave out (repeatable; default {BUILD_BOOKKEEPING})"),
     )
     parser.add_argument(
         "--separate-loads",
         action="store_true",
-        help=f"the two warehouses loaded the files separately: also leave out {LOAD_LINEAGE}",
+        help=_escaped(f"the two warehouses loaded the files separately: also leave out {LOAD_LINEAGE}"),
     )
     args = parser.parse_args(argv)
     for path in (args.old, args.new):

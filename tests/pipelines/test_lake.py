@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import hashlib
-import logging
 import os
 import signal
 import subprocess
-import sys
 import time
 from datetime import date
 from decimal import Decimal
@@ -19,47 +17,23 @@ import pyarrow.parquet as pq
 import pytest
 
 from pipelines.lib.ingest.billing_sources import FOCUS, OCI_COST
-from pipelines.lib.ingest.ingest import ingest_landing_zone
 from pipelines.lib.ingest.landing import register
 from pipelines.lib.operations.test_hooks import pause_env
 from pipelines.lib.prices.fx_rates import FX_RATES
 from pipelines.lib.settings import PROJECT_ROOT, FinopsHome
 from pipelines.lib.warehouse.raw_schema import ensure_raw_tables
 from pipelines.lib.warehouse.warehouse import connect, ensure_tables, load_reference_rows
+from tests.support.child_python import python_code
 from tests.support.focus_fixtures import focus_rows, write_csv
+from tests.support.focus_ingest import INGEST_FOCUS_SCRIPT, OCTOBER, SEPTEMBER, ingest_focus
 from tests.support.warehouse_helpers import query
 
-SEP = {"BillingPeriodStart": "2026-09-01T00:00:00Z", "BillingPeriodEnd": "2026-10-01T00:00:00Z"}
-OCT = {
-    "BillingPeriodStart": "2026-10-01T00:00:00Z",
-    "BillingPeriodEnd": "2026-11-01T00:00:00Z",
-    "ChargePeriodStart": "2026-10-01T00:00:00Z",
-    "ChargePeriodEnd": "2026-10-02T00:00:00Z",
-}
-CHILD = """
-import logging, sys
-from pathlib import Path
-from pipelines.lib.ingest.billing_sources import FOCUS
-from pipelines.lib.ingest.ingest import ingest_landing_zone
-from pipelines.lib.settings import FinopsHome
-from pipelines.lib.warehouse.warehouse import connect
-
-home = FinopsHome(Path(sys.argv[1]))
-with connect(home.warehouse) as con:
-    ingest_landing_zone(home, con, FOCUS, log=logging.getLogger())
-"""
 AUDIT_TABLES = ("loads", "load_totals", "restatements")
-log = logging.getLogger("test_lake")
 
 
 @pytest.fixture
 def home(tmp_path: Path) -> FinopsHome:
     return FinopsHome(tmp_path / "home").ensure()
-
-
-def run_ingest(home: FinopsHome):
-    with connect(home.warehouse) as con:
-        return ingest_landing_zone(home, con, FOCUS, log=log)
 
 
 def focus_folder(home: FinopsHome) -> Path:
@@ -91,7 +65,7 @@ def billed_by_period(home: FinopsHome) -> dict[str, Decimal]:
 
 def start_paused(home: FinopsHome, phase: str, marker: Path) -> subprocess.Popen:
     env = dict(os.environ) | pause_env(phase, marker)
-    child = subprocess.Popen([sys.executable, "-c", CHILD, str(home.root)], cwd=PROJECT_ROOT, env=env)
+    child = subprocess.Popen([*python_code(INGEST_FOCUS_SCRIPT), str(home.root)], cwd=PROJECT_ROOT, env=env)
     deadline = time.monotonic() + 180
     while not marker.exists():
         if child.poll() is not None:
@@ -109,9 +83,9 @@ def kill(child: subprocess.Popen) -> None:
 
 
 def load_sep_and_oct(home: FinopsHome, tmp_path: Path) -> None:
-    rows = focus_rows(SEP | {"BilledCost": "1"}, SEP | {"BilledCost": "2"}, OCT | {"BilledCost": "4"})
+    rows = focus_rows(SEPTEMBER | {"BilledCost": "1"}, SEPTEMBER | {"BilledCost": "2"}, OCTOBER | {"BilledCost": "4"})
     register(home, "focus", write_csv(tmp_path / "sep-oct.csv", rows))
-    assert [r.status for r in run_ingest(home)] == ["loaded"]
+    assert [r.status for r in ingest_focus(home)] == ["loaded"]
 
 
 def test_a_restatement_swaps_only_the_partitions_it_restates(home: FinopsHome, tmp_path: Path):
@@ -122,8 +96,8 @@ def test_a_restatement_swaps_only_the_partitions_it_restates(home: FinopsHome, t
     october = focus_folder(home) / f"{account}/2026-10-01" / before[f"{account}/2026-10-01"][0]
     october_inode = october.stat().st_ino
 
-    register(home, "focus", write_csv(tmp_path / "sep.csv", focus_rows(SEP | {"BilledCost": "8.5"})))
-    (restated,) = [r for r in run_ingest(home) if r.status == "loaded"]
+    register(home, "focus", write_csv(tmp_path / "sep.csv", focus_rows(SEPTEMBER | {"BilledCost": "8.5"})))
+    (restated,) = [r for r in ingest_focus(home) if r.status == "loaded"]
 
     after = partitions(home)
     assert after[f"{account}/2026-09-01"] == [f"{restated.load_id}.parquet"]
@@ -142,7 +116,7 @@ def test_a_restatement_swaps_only_the_partitions_it_restates(home: FinopsHome, t
 def test_a_crash_after_staging_before_the_commit_leaves_the_lake_as_it_was(home: FinopsHome, tmp_path: Path):
     load_sep_and_oct(home, tmp_path)
     before = lake_snapshot(home)
-    register(home, "focus", write_csv(tmp_path / "sep.csv", focus_rows(SEP | {"BilledCost": "8.5"})))
+    register(home, "focus", write_csv(tmp_path / "sep.csv", focus_rows(SEPTEMBER | {"BilledCost": "8.5"})))
 
     child = start_paused(home, "committing", tmp_path / "committing")
     staged = list((home.lake / "_staging").rglob("*.parquet"))
@@ -163,7 +137,9 @@ def test_a_crash_after_staging_before_the_commit_leaves_the_lake_as_it_was(home:
 
 def test_a_crash_after_the_commit_mid_swap_is_finished_by_recovery(home: FinopsHome, tmp_path: Path):
     load_sep_and_oct(home, tmp_path)
-    restated = focus_rows(SEP | {"BilledCost": "10"}, OCT | {"BilledCost": "20"}, OCT | {"BilledCost": "0.25"})
+    restated = focus_rows(
+        SEPTEMBER | {"BilledCost": "10"}, OCTOBER | {"BilledCost": "20"}, OCTOBER | {"BilledCost": "0.25"}
+    )
     register(home, "focus", write_csv(tmp_path / "restated.csv", restated))
 
     child = start_paused(home, "swapping", tmp_path / "swapping")
@@ -175,7 +151,7 @@ def test_a_crash_after_the_commit_mid_swap_is_finished_by_recovery(home: FinopsH
     assert sorted(f"{load_id}.parquet" in files for files in half.values()) == [False, True]
 
     # The next writer (a plain rerun of the ingest) rolls the journal forward before anything else.
-    assert [r.status for r in run_ingest(home)] == ["duplicate", "duplicate"]
+    assert [r.status for r in ingest_focus(home)] == ["duplicate", "duplicate"]
     assert not any((home.lake / "_journal").iterdir()) and not any((home.lake / "_trash").glob("*"))
     assert all(files == [f"{load_id}.parquet"] for files in partitions(home).values())
     assert billed_by_period(home) == {"2026-09": Decimal(10), "2026-10": Decimal("20.25")}
@@ -233,8 +209,8 @@ def test_views_follow_the_lake_when_it_moves(home: FinopsHome, tmp_path: Path, m
 
 def test_a_warehouse_from_before_the_lake_moves_its_tables_into_it(home: FinopsHome, tmp_path: Path):
     load_sep_and_oct(home, tmp_path)
-    register(home, "focus", write_csv(tmp_path / "sep.csv", focus_rows(SEP | {"BilledCost": "8.5"})))
-    run_ingest(home)
+    register(home, "focus", write_csv(tmp_path / "sep.csv", focus_rows(SEPTEMBER | {"BilledCost": "8.5"})))
+    ingest_focus(home)
     raw_sql = "select * exclude (_ingested_at) from raw.focus_cost_and_usage order by all"
     loads_sql = "select * from audit.loads order by loaded_at"
     expected_raw, expected_loads = query(home.warehouse, raw_sql), query(home.warehouse, loads_sql)

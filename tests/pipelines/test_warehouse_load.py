@@ -2,38 +2,23 @@
 
 from __future__ import annotations
 
-import logging
 from decimal import Decimal
 from pathlib import Path
 
 import pytest
 
 from pipelines.lib.ingest.billing_sources import FOCUS
-from pipelines.lib.ingest.ingest import ingest_landing_zone
 from pipelines.lib.ingest.landing import register
 from pipelines.lib.settings import FinopsHome
 from pipelines.lib.warehouse.warehouse import audit_mismatches, connect
 from tests.support.focus_fixtures import focus_rows, write_csv
+from tests.support.focus_ingest import OCTOBER, SEPTEMBER, ingest_focus
 from tests.support.warehouse_helpers import query, table_fingerprint
-
-SEP = {"BillingPeriodStart": "2026-09-01T00:00:00Z", "BillingPeriodEnd": "2026-10-01T00:00:00Z"}
-OCT = {
-    "BillingPeriodStart": "2026-10-01T00:00:00Z",
-    "BillingPeriodEnd": "2026-11-01T00:00:00Z",
-    "ChargePeriodStart": "2026-10-01T00:00:00Z",
-    "ChargePeriodEnd": "2026-10-02T00:00:00Z",
-}
-log = logging.getLogger("test")
 
 
 @pytest.fixture
 def home(tmp_path: Path) -> FinopsHome:
     return FinopsHome(tmp_path / "home").ensure()
-
-
-def run_ingest(home: FinopsHome):
-    with connect(home.warehouse) as con:
-        return ingest_landing_zone(home, con, FOCUS, log=log)
 
 
 def billed_by_period(home: FinopsHome) -> dict[str, Decimal]:
@@ -42,15 +27,17 @@ def billed_by_period(home: FinopsHome) -> dict[str, Decimal]:
 
 
 def test_same_file_twice_changes_nothing(home: FinopsHome, tmp_path: Path):
-    source = write_csv(tmp_path / "sep.csv", focus_rows(SEP | {"BilledCost": "10.5"}, SEP | {"BilledCost": "0.25"}))
+    source = write_csv(
+        tmp_path / "sep.csv", focus_rows(SEPTEMBER | {"BilledCost": "10.5"}, SEPTEMBER | {"BilledCost": "0.25"})
+    )
     register(home, "focus", source)
-    first = run_ingest(home)
+    first = ingest_focus(home)
     assert [r.status for r in first] == ["loaded"]
     assert first[0].totals == {"USD": {"billed": "10.75", "effective": "196.64"}}
     before = table_fingerprint(home.warehouse)
 
     register(home, "focus", source)  # the same bytes delivered again
-    second = run_ingest(home)
+    second = ingest_focus(home)
     assert [r.status for r in second] == ["duplicate", "duplicate"]
     assert table_fingerprint(home.warehouse) == before
 
@@ -59,34 +46,38 @@ def test_restatement_replaces_only_the_periods_it_carries(home: FinopsHome, tmp_
     register(
         home,
         "focus",
-        write_csv(tmp_path / "both.csv", focus_rows(SEP | {"BilledCost": "1"}, OCT | {"BilledCost": "2"})),
+        write_csv(tmp_path / "both.csv", focus_rows(SEPTEMBER | {"BilledCost": "1"}, OCTOBER | {"BilledCost": "2"})),
     )
-    run_ingest(home)
+    ingest_focus(home)
     assert billed_by_period(home) == {"2026-09": Decimal(1), "2026-10": Decimal(2)}
 
     register(
         home,
         "focus",
-        write_csv(tmp_path / "sep-v2.csv", focus_rows(SEP | {"BilledCost": "5"}, SEP | {"BilledCost": "6"})),
+        write_csv(
+            tmp_path / "sep-v2.csv", focus_rows(SEPTEMBER | {"BilledCost": "5"}, SEPTEMBER | {"BilledCost": "6"})
+        ),
     )
-    restated = run_ingest(home)[-1]
+    restated = ingest_focus(home)[-1]
     assert (restated.status, restated.replaced_rows, restated.rows) == ("loaded", 1, 2)
     assert billed_by_period(home) == {"2026-09": Decimal(11), "2026-10": Decimal(2)}
 
-    register(home, "focus", write_csv(tmp_path / "oct-v2.csv", focus_rows(OCT | {"BilledCost": "7"})))
-    run_ingest(home)
+    register(home, "focus", write_csv(tmp_path / "oct-v2.csv", focus_rows(OCTOBER | {"BilledCost": "7"})))
+    ingest_focus(home)
     assert billed_by_period(home) == {"2026-09": Decimal(11), "2026-10": Decimal(7)}
     statuses = query(home.warehouse, "select status from audit.loads order by loaded_at")
     assert statuses == [("superseded",), ("loaded",), ("loaded",)]
 
 
 def test_bad_delivery_is_quarantined_and_the_warehouse_is_unchanged(home: FinopsHome, tmp_path: Path):
-    register(home, "focus", write_csv(tmp_path / "good.csv", focus_rows(SEP)))
-    run_ingest(home)
+    register(home, "focus", write_csv(tmp_path / "good.csv", focus_rows(SEPTEMBER)))
+    ingest_focus(home)
     before = table_fingerprint(home.warehouse)
 
-    bad = register(home, "focus", write_csv(tmp_path / "bad.csv", focus_rows(SEP, SEP | {"EffectiveCost": "n/a"})))
-    results = run_ingest(home)
+    bad = register(
+        home, "focus", write_csv(tmp_path / "bad.csv", focus_rows(SEPTEMBER, SEPTEMBER | {"EffectiveCost": "n/a"}))
+    )
+    results = ingest_focus(home)
     rejected = [r for r in results if r.status == "rejected"]
     assert len(rejected) == 1
     assert "row 2, column EffectiveCost" in rejected[0].reason
@@ -100,10 +91,10 @@ def test_bad_delivery_is_quarantined_and_the_warehouse_is_unchanged(home: Finops
 def test_folder_delivery_loads_its_part_files_as_one(home: FinopsHome, tmp_path: Path):
     folder = tmp_path / "export-run"
     folder.mkdir()
-    write_csv(folder / "part-0.csv", focus_rows(SEP | {"BilledCost": "3"}))
-    write_csv(folder / "part-1.csv", focus_rows(SEP | {"BilledCost": "4"}))
+    write_csv(folder / "part-0.csv", focus_rows(SEPTEMBER | {"BilledCost": "3"}))
+    write_csv(folder / "part-1.csv", focus_rows(SEPTEMBER | {"BilledCost": "4"}))
     register(home, "focus", folder)
-    (result,) = run_ingest(home)
+    (result,) = ingest_focus(home)
     assert (result.status, result.rows) == ("loaded", 2)
     assert billed_by_period(home) == {"2026-09": Decimal(7)}
     files = query(home.warehouse, "select distinct _source_file from raw.focus_cost_and_usage")
@@ -111,8 +102,8 @@ def test_folder_delivery_loads_its_part_files_as_one(home: FinopsHome, tmp_path:
 
 
 def test_warehouse_money_columns_are_decimal(home: FinopsHome, tmp_path: Path):
-    register(home, "focus", write_csv(tmp_path / "a.csv", focus_rows(SEP)))
-    run_ingest(home)
+    register(home, "focus", write_csv(tmp_path / "a.csv", focus_rows(SEPTEMBER)))
+    ingest_focus(home)
     types = query(
         home.warehouse,
         "select distinct data_type from information_schema.columns "
@@ -122,8 +113,8 @@ def test_warehouse_money_columns_are_decimal(home: FinopsHome, tmp_path: Path):
 
 
 def test_audit_check_finds_a_row_lost_after_loading(home: FinopsHome, tmp_path: Path):
-    register(home, "focus", write_csv(tmp_path / "a.csv", focus_rows(SEP, SEP | {"BilledCost": "1.5"})))
-    run_ingest(home)
+    register(home, "focus", write_csv(tmp_path / "a.csv", focus_rows(SEPTEMBER, SEPTEMBER | {"BilledCost": "1.5"})))
+    ingest_focus(home)
     with connect(home.warehouse) as con:
         assert audit_mismatches(con, FOCUS.raw_table)[1] == []
         # A row lost from the lake's file after loading (a damaged copy, a hand edit).

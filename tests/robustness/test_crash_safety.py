@@ -7,7 +7,6 @@ Killing it there is the worst moment; the warehouse must come back exactly as it
 
 from __future__ import annotations
 
-import logging
 import os
 import shutil
 import signal
@@ -25,38 +24,17 @@ import pyarrow.parquet as pq
 import pytest
 
 from pipelines.lib.ingest.billing_sources import FOCUS
-from pipelines.lib.ingest.ingest import ingest_landing_zone
 from pipelines.lib.ingest.landing import register
 from pipelines.lib.operations import recovery
 from pipelines.lib.operations.recovery import CLI_HOST_TAG, CLI_PID_TAG, DBT_PID_TAG, process_alive
 from pipelines.lib.operations.test_hooks import PAUSE_AT_ENV, pause_env
 from pipelines.lib.settings import DUCKDB_WRITER_POOL, PROJECT_ROOT, FinopsHome
 from pipelines.lib.warehouse.warehouse import WarehouseBusy, connect
+from tests.support.child_python import python_code
 from tests.support.focus_fixtures import focus_rows, write_csv
+from tests.support.focus_ingest import INGEST_FOCUS_SCRIPT, OCTOBER, SEPTEMBER, ingest_focus
 from tests.support.home_helpers import isolated_home
 from tests.support.warehouse_helpers import add_lake_rows, query, table_fingerprint, warehouse_contents
-
-SEP = {"BillingPeriodStart": "2026-09-01T00:00:00Z", "BillingPeriodEnd": "2026-10-01T00:00:00Z"}
-OCT = {
-    "BillingPeriodStart": "2026-10-01T00:00:00Z",
-    "BillingPeriodEnd": "2026-11-01T00:00:00Z",
-    "ChargePeriodStart": "2026-10-01T00:00:00Z",
-    "ChargePeriodEnd": "2026-10-02T00:00:00Z",
-}
-CHILD = """
-import logging, sys
-from pathlib import Path
-from pipelines.lib.ingest.billing_sources import FOCUS
-from pipelines.lib.ingest.ingest import ingest_landing_zone
-from pipelines.lib.settings import FinopsHome
-from pipelines.lib.warehouse.warehouse import connect
-
-home = FinopsHome(Path(sys.argv[1]))
-with connect(home.warehouse) as con:
-    ingest_landing_zone(home, con, FOCUS, log=logging.getLogger())
-"""
-log = logging.getLogger("test_crash_safety")
-
 
 _started: list[subprocess.Popen] = []
 
@@ -77,11 +55,6 @@ def home(tmp_path: Path) -> FinopsHome:
     return FinopsHome(tmp_path / "home").ensure()
 
 
-def run_ingest(home: FinopsHome):
-    with connect(home.warehouse) as con:
-        return ingest_landing_zone(home, con, FOCUS, log=log)
-
-
 def billed_by_period(home: FinopsHome) -> dict[str, Decimal]:
     sql = "select strftime(BillingPeriodStart, '%Y-%m'), sum(BilledCost) from raw.focus_cost_and_usage group by 1"
     return dict(query(home.warehouse, sql))
@@ -89,7 +62,7 @@ def billed_by_period(home: FinopsHome) -> dict[str, Decimal]:
 
 def start_paused_load(home: FinopsHome, marker: Path) -> subprocess.Popen:
     """A child process loading the landing zone, held inside its transaction until killed."""
-    return start_paused([sys.executable, "-c", CHILD, str(home.root)], "committing", marker, os.environ)
+    return start_paused([*python_code(INGEST_FOCUS_SCRIPT), str(home.root)], "committing", marker, os.environ)
 
 
 def start_paused(
@@ -120,14 +93,14 @@ def start_paused(
 
 
 def test_sigkill_inside_the_transaction_leaves_the_warehouse_as_it_was(home: FinopsHome, tmp_path: Path):
-    register(home, "focus", write_csv(tmp_path / "sep.csv", focus_rows(SEP | {"BilledCost": "1"})))
-    assert [r.status for r in run_ingest(home)] == ["loaded"]
+    register(home, "focus", write_csv(tmp_path / "sep.csv", focus_rows(SEPTEMBER | {"BilledCost": "1"})))
+    assert [r.status for r in ingest_focus(home)] == ["loaded"]
     before = table_fingerprint(home.warehouse)
 
     # A restatement of September plus October: the killed transaction had deleted and inserted rows.
     restated = write_csv(
         tmp_path / "sep-oct.csv",
-        focus_rows(SEP | {"BilledCost": "5"}, SEP | {"BilledCost": "6"}, OCT | {"BilledCost": "7"}),
+        focus_rows(SEPTEMBER | {"BilledCost": "5"}, SEPTEMBER | {"BilledCost": "6"}, OCTOBER | {"BilledCost": "7"}),
     )
     register(home, "focus", restated)
     child = start_paused_load(home, tmp_path / "inside-transaction")
@@ -144,18 +117,18 @@ def test_sigkill_inside_the_transaction_leaves_the_warehouse_as_it_was(home: Fin
     assert billed_by_period(home) == {"2026-09": Decimal(1)}
 
     # Rerun: the delivery (still in the landing zone) loads exactly once.
-    assert [r.status for r in run_ingest(home)] == ["duplicate", "loaded"]
+    assert [r.status for r in ingest_focus(home)] == ["duplicate", "loaded"]
     assert billed_by_period(home) == {"2026-09": Decimal(11), "2026-10": Decimal(7)}
     assert query(home.warehouse, "select count(*) from raw.focus_cost_and_usage") == [(3,)]
     after_rerun = table_fingerprint(home.warehouse)
-    assert [r.status for r in run_ingest(home)] == ["duplicate", "duplicate"]
+    assert [r.status for r in ingest_focus(home)] == ["duplicate", "duplicate"]
     assert table_fingerprint(home.warehouse) == after_rerun
     loads = query(home.warehouse, "select status, row_count from audit.loads order by loaded_at")
     assert loads == [("superseded", 1), ("loaded", 3)]
 
 
 def test_cli_reports_a_busy_warehouse_plainly(home: FinopsHome, tmp_path: Path):
-    register(home, "focus", write_csv(tmp_path / "sep.csv", focus_rows(SEP)))
+    register(home, "focus", write_csv(tmp_path / "sep.csv", focus_rows(SEPTEMBER)))
     child = start_paused_load(home, tmp_path / "inside-transaction")
     try:
         env = os.environ | {"FINOPS_HOME": str(home.root)}
@@ -180,17 +153,17 @@ def test_restatement_records_rows_and_cost_before_and_after(home: FinopsHome, tm
     register(
         home,
         "focus",
-        write_csv(tmp_path / "v1.csv", focus_rows(SEP | {"BilledCost": "1.25"}, OCT | {"BilledCost": "2"})),
+        write_csv(tmp_path / "v1.csv", focus_rows(SEPTEMBER | {"BilledCost": "1.25"}, OCTOBER | {"BilledCost": "2"})),
     )
-    (first,) = run_ingest(home)
+    (first,) = ingest_focus(home)
     assert query(home.warehouse, "select count(*) from audit.restatements") == [(0,)]
 
     register(
         home,
         "focus",
-        write_csv(tmp_path / "v2.csv", focus_rows(SEP | {"BilledCost": "5"}, SEP | {"BilledCost": "6.5"})),
+        write_csv(tmp_path / "v2.csv", focus_rows(SEPTEMBER | {"BilledCost": "5"}, SEPTEMBER | {"BilledCost": "6.5"})),
     )
-    second = run_ingest(home)[-1]
+    second = ingest_focus(home)[-1]
     rows = query(
         home.warehouse,
         "select load_id, billing_account_id, strftime(billing_period_start, '%Y-%m'), billing_currency, "
@@ -213,7 +186,9 @@ def test_restatement_records_rows_and_cost_before_and_after(home: FinopsHome, tm
 # of every model takes a minute or two, and the chain needs only one full build.
 
 DELIVERY = "sep.csv"
-DELIVERY_ROWS = focus_rows(SEP | {"BilledCost": "1.25"}, SEP | {"BilledCost": "2.5", "EffectiveCost": "0.75"})
+DELIVERY_ROWS = focus_rows(
+    SEPTEMBER | {"BilledCost": "1.25"}, SEPTEMBER | {"BilledCost": "2.5", "EffectiveCost": "0.75"}
+)
 
 
 def cli_env(home: FinopsHome) -> dict[str, str]:
@@ -294,7 +269,7 @@ def test_every_phase_killed_then_the_next_ingest_finishes_the_work(
 
     # A scheduled-style Dagster job run (the landing sensor's job, no CLI tags: its PID is on its events),
     # killed while it reads the delivery and holds the duckdb_writer slot.
-    job = start_paused([sys.executable, "-c", JOB_CHILD], "reading", marker, env)
+    job = start_paused(python_code(JOB_CHILD), "reading", marker, env)
     assert stop(job, signal.SIGKILL) == -signal.SIGKILL
 
     # Ctrl-C while reading: exit 130, one line saying what was and was not done; nothing is loaded.

@@ -24,7 +24,6 @@ from pipelines.lib.settings import PROJECT_ROOT
 from pipelines.lib.warehouse.warehouse import connect, quote_identifier
 from sources.prices import ecb, lambda_cloud
 from tests.support import FIXTURES_ROOT
-from tests.support.child_python import python_code
 from tests.support.focus_fixtures import focus_rows, write_csv
 from tests.support.local_http import Reply, local_server
 
@@ -94,7 +93,7 @@ def test_a_planted_key_appears_in_no_artefact_of_a_run(tmp_path: Path):
     landing = home / "landing" / "focus"
     landing.mkdir(parents=True)
     write_csv(landing / "sep.csv", focus_rows({"Tags": '{"team": "research"}'}))
-    ingested = _run(python_code(INGEST), env)
+    ingested = _run([sys.executable, "-c", INGEST], env)
     outputs += [ingested.stdout, ingested.stderr]
     assert "ingest success: True" in ingested.stdout, ingested.stderr
 

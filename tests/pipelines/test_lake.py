@@ -6,6 +6,7 @@ import hashlib
 import os
 import signal
 import subprocess
+import sys
 import time
 from datetime import date
 from decimal import Decimal
@@ -23,7 +24,6 @@ from pipelines.lib.prices.fx_rates import FX_RATES
 from pipelines.lib.settings import PROJECT_ROOT, FinopsHome
 from pipelines.lib.warehouse.raw_schema import ensure_raw_tables
 from pipelines.lib.warehouse.warehouse import connect, ensure_tables, load_reference_rows
-from tests.support.child_python import python_code
 from tests.support.focus_fixtures import focus_rows, write_csv
 from tests.support.focus_ingest import INGEST_FOCUS_SCRIPT, OCTOBER, SEPTEMBER, ingest_focus
 from tests.support.warehouse_helpers import query
@@ -65,7 +65,7 @@ def billed_by_period(home: FinopsHome) -> dict[str, Decimal]:
 
 def start_paused(home: FinopsHome, phase: str, marker: Path) -> subprocess.Popen:
     env = dict(os.environ) | pause_env(phase, marker)
-    child = subprocess.Popen([*python_code(INGEST_FOCUS_SCRIPT), str(home.root)], cwd=PROJECT_ROOT, env=env)
+    child = subprocess.Popen([sys.executable, "-c", INGEST_FOCUS_SCRIPT, str(home.root)], cwd=PROJECT_ROOT, env=env)
     deadline = time.monotonic() + 180
     while not marker.exists():
         if child.poll() is not None:

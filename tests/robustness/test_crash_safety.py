@@ -30,7 +30,6 @@ from pipelines.lib.operations.recovery import CLI_HOST_TAG, CLI_PID_TAG, DBT_PID
 from pipelines.lib.operations.test_hooks import PAUSE_AT_ENV, pause_env
 from pipelines.lib.settings import DUCKDB_WRITER_POOL, PROJECT_ROOT, FinopsHome
 from pipelines.lib.warehouse.warehouse import WarehouseBusy, connect
-from tests.support.child_python import python_code
 from tests.support.focus_fixtures import focus_rows, write_csv
 from tests.support.focus_ingest import INGEST_FOCUS_SCRIPT, OCTOBER, SEPTEMBER, ingest_focus
 from tests.support.home_helpers import isolated_home
@@ -62,7 +61,7 @@ def billed_by_period(home: FinopsHome) -> dict[str, Decimal]:
 
 def start_paused_load(home: FinopsHome, marker: Path) -> subprocess.Popen:
     """A child process loading the landing zone, held inside its transaction until killed."""
-    return start_paused([*python_code(INGEST_FOCUS_SCRIPT), str(home.root)], "committing", marker, os.environ)
+    return start_paused([sys.executable, "-c", INGEST_FOCUS_SCRIPT, str(home.root)], "committing", marker, os.environ)
 
 
 def start_paused(
@@ -269,7 +268,7 @@ def test_every_phase_killed_then_the_next_ingest_finishes_the_work(
 
     # A scheduled-style Dagster job run (the landing sensor's job, no CLI tags: its PID is on its events),
     # killed while it reads the delivery and holds the duckdb_writer slot.
-    job = start_paused(python_code(JOB_CHILD), "reading", marker, env)
+    job = start_paused([sys.executable, "-c", JOB_CHILD], "reading", marker, env)
     assert stop(job, signal.SIGKILL) == -signal.SIGKILL
 
     # Ctrl-C while reading: exit 130, one line saying what was and was not done; nothing is loaded.

@@ -21,7 +21,6 @@ from pipelines.lib.settings import DBT_PROJECT_DIR
 from pipelines.lib.transform.spark_tables import SparkTable, spark_tables
 from scripts.compare_warehouses import BUILD_BOOKKEEPING, LOAD_LINEAGE, compare
 from sources.synthetic.demo_organisation import demo_last_day
-from tests.support.child_python import python_code
 from tests.support.dbt_helpers import passed_unit_tests, unit_tests_in_yaml
 from tests.support.spark_cluster import standalone_cluster
 
@@ -65,7 +64,7 @@ def duckdb_build_of_the_same_lake(spark_demo, tmp_path_factory: pytest.TempPathF
     spark_home, _ = spark_demo
     home = tmp_path_factory.mktemp("duckdb-home")
     env = _env(home, engine="duckdb", FINOPS_LAKE=str(spark_home / "lake"))
-    subprocess.run(python_code(ENSURE_RAW_VIEWS), env=env, check=True, timeout=300)
+    subprocess.run([sys.executable, "-c", ENSURE_RAW_VIEWS], env=env, check=True, timeout=300)
     _dbt(home, env, "build", "--full-refresh", "--exclude-resource-type", "unit_test", "--vars", DEMO_VARS)
     return home
 

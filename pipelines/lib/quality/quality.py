@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import numbers
+import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
@@ -37,6 +38,21 @@ from sources.common.row_checks import ERROR, WARNING, Condition, NonNegative
 
 if TYPE_CHECKING:
     import pandas as pd
+
+
+def _name_the_main_module() -> None:
+    """Keep processes alive that import Great Expectations beside pyspark (the `spark` extra).
+
+    GX imports `pyspark.sql.connect`, which ends with exit status 0 any process whose `__main__` has neither
+    `__spec__` nor `__file__`, taking it for pyspark's own doctest run (pyspark/sql/connect/utils.py). `python -c`
+    children and pytest-xdist's workers look exactly like that; a `__file__` on `__main__` tells them apart.
+    """
+    main = sys.modules.get("__main__")
+    if main is not None and getattr(main, "__spec__", None) is None and not hasattr(main, "__file__"):
+        main.__file__ = "<gpu-finops>"
+
+
+_name_the_main_module()
 
 MAX_ABS_COST = 10**15
 """A cost beyond ±10^15 is no bill: it is a parse slip (an id or timestamp read as money)."""

@@ -63,22 +63,33 @@ def publish_spark_tables(con: duckdb.DuckDBPyConnection, tables: list[SparkTable
         ).fetchall()
         if kind and kind[0][0] == "BASE TABLE":
             con.execute(f"DROP TABLE {relation}")
-        con.execute(f"CREATE OR REPLACE VIEW {relation} AS {_utc_wall_clock(con, scan)}")
+        con.execute(f"CREATE OR REPLACE VIEW {relation} AS {_typed_as_duckdb_builds_them(con, scan, table.folder)}")
     con.commit()
     return missing
 
 
-def _utc_wall_clock(con: duckdb.DuckDBPyConnection, scan: str) -> str:
-    """`SELECT` of the scan with Spark's UTC instants as the plain UTC timestamps the DuckDB build holds.
+def _typed_as_duckdb_builds_them(con: duckdb.DuckDBPyConnection, scan: str, folder: Path) -> str:
+    """`SELECT` of the scan with timestamps typed as the DuckDB build types them (plain UTC `TIMESTAMP`).
 
-    Spark writes its TIMESTAMP as a Parquet instant, which DuckDB reads as TIMESTAMP WITH TIME ZONE.
+    Spark writes its TIMESTAMP as a Parquet instant, which DuckDB reads as TIMESTAMP WITH TIME ZONE; and an
+    incremental model's partition column lives in its folder names (`BillingPeriodStart=2026-09-01 00%3A00%3A00`),
+    which DuckDB reads as text: such a column becomes a TIMESTAMP when every value is one.
     """
-    instants = [
-        name
-        for name, kind, *_ in con.execute(f"DESCRIBE SELECT * FROM {scan}").fetchall()
-        if kind == "TIMESTAMP WITH TIME ZONE"
-    ]
-    if not instants:
+    partition_columns = {path.name.split("=", 1)[0] for path in folder.rglob("*=*") if path.is_dir()}
+    replaced = []
+    for name, kind, *_ in con.execute(f"DESCRIBE SELECT * FROM {scan}").fetchall():
+        column = quote_identifier(name)
+        if kind == "TIMESTAMP WITH TIME ZONE":
+            replaced.append(f"timezone('UTC', {column}) AS {column}")
+        elif kind == "VARCHAR" and name in partition_columns and _all_timestamps(con, scan, column):
+            replaced.append(f"CAST({column} AS TIMESTAMP) AS {column}")
+    if not replaced:
         return f"SELECT * FROM {scan}"
-    replaced = ", ".join(f"timezone('UTC', {quote_identifier(name)}) AS {quote_identifier(name)}" for name in instants)
-    return f"SELECT * REPLACE ({replaced}) FROM {scan}"
+    return f"SELECT * REPLACE ({', '.join(replaced)}) FROM {scan}"
+
+
+def _all_timestamps(con: duckdb.DuckDBPyConnection, scan: str, column: str) -> bool:
+    return con.execute(
+        f"SELECT count(*) > 0 AND count(*) = count(TRY_CAST({column} AS TIMESTAMP)) FROM {scan} "
+        f"WHERE {column} IS NOT NULL"
+    ).fetchall()[0][0]

@@ -9,6 +9,7 @@ import subprocess
 import pytest
 
 from tests.support.dbt_helpers import UNIT_TEST_BUILD, shared_dbt_on_empty_warehouse
+from tests.support.paused_child import kill_paused_children
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -29,6 +30,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+@pytest.fixture(autouse=True)
+def no_paused_child_left_behind():
+    """A child a test started with tests/support/paused_child.py does not outlive the test."""
+    yield
+    kill_paused_children()
+
+
 @pytest.fixture(scope="session")
 def dbt_unit_test_build(tmp_path_factory: pytest.TempPathFactory) -> subprocess.CompletedProcess[str]:
     """One `dbt build` of every model and unit test on an empty warehouse for the whole test run: the tests that
@@ -38,12 +46,3 @@ def dbt_unit_test_build(tmp_path_factory: pytest.TempPathFactory) -> subprocess.
     if os.environ.get("PYTEST_XDIST_WORKER"):
         root = root.parent
     return shared_dbt_on_empty_warehouse(root / "dbt-unit-test-build", *UNIT_TEST_BUILD)
-
-
-@pytest.fixture(scope="session")
-def spark_dbt_unit_test_build(tmp_path_factory: pytest.TempPathFactory) -> subprocess.CompletedProcess[str]:
-    """The same build as `dbt_unit_test_build` on Spark (FINOPS_ENGINE=spark, a local session): one JVM start."""
-    root = tmp_path_factory.getbasetemp()
-    if os.environ.get("PYTEST_XDIST_WORKER"):
-        root = root.parent
-    return shared_dbt_on_empty_warehouse(root / "spark-dbt-unit-test-build", *UNIT_TEST_BUILD, engine="spark")

@@ -53,7 +53,8 @@
 
 {#-
     The warehouse relation of the model `model_name`. A unit test's manifest holds only the test's inputs
-    (its graph has no nodes), so there the table is looked up by name in the target database.
+    (its graph has no nodes), so there the table is looked up by name in every schema of the target database
+    (dbt's list_schemas: Spark has no information_schema).
 -#}
 {% macro model_relation_in_warehouse(model_name) -%}
     {%- set found = [] -%}
@@ -62,12 +63,9 @@
             {%- do found.append(adapter.get_relation(database=node.database, schema=node.schema, identifier=node.alias)) -%}
         {%- endfor -%}
     {%- else -%}
-        {%- set schemas = run_query(
-            "select table_schema from information_schema.tables where table_catalog = '" ~ target.database
-            ~ "' and lower(table_name) = '" ~ model_name | lower ~ "'"
-        ) -%}
-        {%- for row in schemas.rows -%}
-            {%- do found.append(adapter.get_relation(database=target.database, schema=row[0], identifier=model_name)) -%}
+        {%- for row in dbt.list_schemas(target.database).rows -%}
+            {%- set relation = adapter.get_relation(database=target.database, schema=row[0], identifier=model_name) -%}
+            {%- if relation is not none -%}{%- do found.append(relation) -%}{%- endif -%}
         {%- endfor -%}
     {%- endif -%}
     {%- if found | length != 1 or found[0] is none -%}

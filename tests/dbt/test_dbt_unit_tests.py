@@ -4,15 +4,13 @@ Unit tests check the SQL against hand-computed cases; they are left out of the D
 builds (`--exclude-resource-type unit_test`, as dbt recommends), so this build is where they run. dbt needs
 the parents' tables to exist to type a unit test's inputs, hence the models are built too (without their
 data tests, which the end-to-end tests run on real data). Enforced contracts are checked as each mart is
-created. The build is the session's `dbt_unit_test_build` (tests/conftest.py), which other tests read too. The
-same build runs on Spark too (marker `spark`).
+created. The build is the session's `dbt_unit_test_build` (tests/conftest.py), which other tests read too. On Spark
+the unit tests run against the standalone cluster (tests/spark/test_spark_engine.py).
 """
 
 from __future__ import annotations
 
 import subprocess
-
-import pytest
 
 from tests.dbt.test_finance_marts import FINANCE_MARTS, FINANCE_UNIT_TESTS
 from tests.support.dbt_helpers import passed_unit_tests, unit_tests_in_yaml
@@ -23,12 +21,6 @@ def test_every_dbt_unit_test_passes(dbt_unit_test_build: subprocess.CompletedPro
     assert declared >= FINANCE_UNIT_TESTS  # the finance reference cases among them
     assert "int_gcp__billing_cost_lines_one_id_per_commitment" in declared
     _check_build(dbt_unit_test_build, declared)
-
-
-@pytest.mark.spark
-def test_every_dbt_unit_test_passes_on_spark(spark_dbt_unit_test_build: subprocess.CompletedProcess[str]):
-    """The same unit tests, fixtures and expectations on Spark: the SQL is the project's, compiled for Spark."""
-    _check_build(spark_dbt_unit_test_build, unit_tests_in_yaml())
 
 
 def _check_build(result: subprocess.CompletedProcess[str], declared: set[str]) -> None:

@@ -6,8 +6,6 @@ import hashlib
 import os
 import signal
 import subprocess
-import sys
-import time
 from datetime import date
 from decimal import Decimal
 from pathlib import Path
@@ -19,13 +17,13 @@ import pytest
 
 from pipelines.lib.ingest.billing_sources import FOCUS, OCI_COST
 from pipelines.lib.ingest.landing import register
-from pipelines.lib.operations.test_hooks import pause_env
 from pipelines.lib.prices.fx_rates import FX_RATES
-from pipelines.lib.settings import PROJECT_ROOT, FinopsHome
+from pipelines.lib.settings import FinopsHome
 from pipelines.lib.warehouse.raw_schema import ensure_raw_tables
 from pipelines.lib.warehouse.warehouse import connect, ensure_tables, load_reference_rows
 from tests.support.focus_fixtures import focus_rows, write_csv
-from tests.support.focus_ingest import INGEST_FOCUS_SCRIPT, OCTOBER, SEPTEMBER, ingest_focus
+from tests.support.focus_ingest import OCTOBER, SEPTEMBER, ingest_focus
+from tests.support.paused_child import start_paused_focus_ingest
 from tests.support.warehouse_helpers import query
 
 AUDIT_TABLES = ("loads", "load_totals", "restatements")
@@ -61,20 +59,6 @@ def lake_snapshot(home: FinopsHome) -> dict[str, str]:
 def billed_by_period(home: FinopsHome) -> dict[str, Decimal]:
     sql = "select strftime(BillingPeriodStart, '%Y-%m'), sum(BilledCost) from raw.focus_cost_and_usage group by 1"
     return dict(query(home.warehouse, sql))
-
-
-def start_paused(home: FinopsHome, phase: str, marker: Path) -> subprocess.Popen:
-    env = dict(os.environ) | pause_env(phase, marker)
-    child = subprocess.Popen([sys.executable, "-c", INGEST_FOCUS_SCRIPT, str(home.root)], cwd=PROJECT_ROOT, env=env)
-    deadline = time.monotonic() + 180
-    while not marker.exists():
-        if child.poll() is not None:
-            pytest.fail(f"the load exited ({child.returncode}) before reaching {phase}")
-        if time.monotonic() > deadline:
-            child.kill()
-            pytest.fail(f"the load did not reach {phase}")
-        time.sleep(0.05)
-    return child
 
 
 def kill(child: subprocess.Popen) -> None:
@@ -118,7 +102,7 @@ def test_a_crash_after_staging_before_the_commit_leaves_the_lake_as_it_was(home:
     before = lake_snapshot(home)
     register(home, "focus", write_csv(tmp_path / "sep.csv", focus_rows(SEPTEMBER | {"BilledCost": "8.5"})))
 
-    child = start_paused(home, "committing", tmp_path / "committing")
+    child = start_paused_focus_ingest(home, "committing", tmp_path / "committing")
     staged = list((home.lake / "_staging").rglob("*.parquet"))
     assert staged, "the load was held after staging its files"
     kill(child)
@@ -142,7 +126,7 @@ def test_a_crash_after_the_commit_mid_swap_is_finished_by_recovery(home: FinopsH
     )
     register(home, "focus", write_csv(tmp_path / "restated.csv", restated))
 
-    child = start_paused(home, "swapping", tmp_path / "swapping")
+    child = start_paused_focus_ingest(home, "swapping", tmp_path / "swapping")
     kill(child)
     (journal,) = (home.lake / "_journal").glob("*.json")
     load_id = journal.stem

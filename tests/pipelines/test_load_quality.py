@@ -7,7 +7,10 @@ The bad delivery is one the parser accepts (its values parse) but the suite must
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from datetime import UTC, datetime, timedelta
+from decimal import Decimal
 from pathlib import Path
 
 import dagster as dg
@@ -26,9 +29,10 @@ from pipelines.lib.ingest.landing import register
 from pipelines.lib.quality.freshness import ensure_freshness_view, source_freshness
 from pipelines.lib.quality.quality import build_expectations, loads_to_check
 from pipelines.lib.reporting.report import write_report
-from pipelines.lib.settings import FinopsHome
+from pipelines.lib.settings import PROJECT_ROOT, FinopsHome
 from pipelines.lib.warehouse.warehouse import connect, load_delivery
 from tests.support.focus_fixtures import focus_rows, write_csv
+from tests.support.focus_ingest import INGEST_FOCUS_SCRIPT, SEPTEMBER
 from tests.support.home_helpers import isolated_home
 from tests.support.warehouse_helpers import query, rewrite_lake_files, table_fingerprint
 
@@ -247,3 +251,20 @@ def test_every_source_declares_a_cadence_and_the_ingest_asset_a_freshness_policy
         policy = build_ingest_asset(source).specs_by_key[dg.AssetKey(list(source.asset_key))].freshness_policy
         assert policy.fail_window.to_timedelta() == source.delivery_cadence
     assert SOURCES_BY_NAME["onprem_gpu_assets"].delivery_cadence > SOURCES_BY_NAME["aws_cur"].delivery_cadence
+
+
+def test_a_python_c_process_loads_a_delivery_with_great_expectations_beside_pyspark(tmp_path: Path):
+    """With the `spark` extra installed, Great Expectations imports `pyspark.sql.connect`, which ends (status 0, no
+    message) any process whose `__main__` has no file, such as `python -c` and pytest-xdist workers. The quality
+    module names `__main__` first: a `python -c` load must still validate and commit its delivery."""
+    home = FinopsHome(tmp_path / "home").ensure()
+    register(home, "focus", write_csv(tmp_path / "sep.csv", focus_rows(SEPTEMBER | {"BilledCost": "1.25"})))
+    done = subprocess.run(
+        [sys.executable, "-c", INGEST_FOCUS_SCRIPT, str(home.root)],
+        cwd=PROJECT_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert query(home.warehouse, "select sum(BilledCost) from raw.focus_cost_and_usage") == [(Decimal("1.25"),)]

@@ -15,7 +15,6 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Mapping
 from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
@@ -27,26 +26,14 @@ from pipelines.lib.ingest.billing_sources import FOCUS
 from pipelines.lib.ingest.landing import register
 from pipelines.lib.operations import recovery
 from pipelines.lib.operations.recovery import CLI_HOST_TAG, CLI_PID_TAG, DBT_PID_TAG, process_alive
-from pipelines.lib.operations.test_hooks import PAUSE_AT_ENV, pause_env
+from pipelines.lib.operations.test_hooks import PAUSE_AT_ENV
 from pipelines.lib.settings import DUCKDB_WRITER_POOL, PROJECT_ROOT, FinopsHome
 from pipelines.lib.warehouse.warehouse import WarehouseBusy, connect
 from tests.support.focus_fixtures import focus_rows, write_csv
-from tests.support.focus_ingest import INGEST_FOCUS_SCRIPT, OCTOBER, SEPTEMBER, ingest_focus
+from tests.support.focus_ingest import OCTOBER, SEPTEMBER, ingest_focus
 from tests.support.home_helpers import isolated_home
+from tests.support.paused_child import start_paused, start_paused_focus_ingest
 from tests.support.warehouse_helpers import add_lake_rows, query, table_fingerprint, warehouse_contents
-
-_started: list[subprocess.Popen] = []
-
-
-@pytest.fixture(autouse=True)
-def no_child_left_behind():
-    """A failing test must not leave a paused child holding a warehouse (or a CPU) behind."""
-    yield
-    while _started:
-        child = _started.pop()
-        if child.poll() is None:
-            child.kill()
-            child.wait()
 
 
 @pytest.fixture
@@ -57,38 +44,6 @@ def home(tmp_path: Path) -> FinopsHome:
 def billed_by_period(home: FinopsHome) -> dict[str, Decimal]:
     sql = "select strftime(BillingPeriodStart, '%Y-%m'), sum(BilledCost) from raw.focus_cost_and_usage group by 1"
     return dict(query(home.warehouse, sql))
-
-
-def start_paused_load(home: FinopsHome, marker: Path) -> subprocess.Popen:
-    """A child process loading the landing zone, held inside its transaction until killed."""
-    return start_paused([sys.executable, "-c", INGEST_FOCUS_SCRIPT, str(home.root)], "committing", marker, os.environ)
-
-
-def start_paused(
-    command: list[str], phase: str, marker: Path, env: Mapping[str, str], *, within: float = 180
-) -> subprocess.Popen:
-    """Start `command` held at `phase` by the test hook; returns once it is there.
-
-    The hook is pipelines/lib/operations/test_hooks.py. `within` seconds bound the wait: a run wedged by an
-    earlier crash (a slot never freed) fails here.
-    """
-    marker.unlink(missing_ok=True)
-    # Output goes to files: a pipe nobody reads fills up and would block the child before its phase.
-    with marker.with_suffix(".out").open("w") as out, marker.with_suffix(".err").open("w") as err:
-        child = subprocess.Popen(
-            command, cwd=PROJECT_ROOT, env=dict(env) | pause_env(phase, marker), stdout=out, stderr=err, text=True
-        )
-    _started.append(child)
-    deadline = time.monotonic() + within
-    while not marker.exists():
-        if child.poll() is not None:
-            output = marker.with_suffix(".out").read_text()[-3000:] + marker.with_suffix(".err").read_text()[-3000:]
-            pytest.fail(f"{command} exited ({child.returncode}) before reaching {phase}:\n{output}")
-        if time.monotonic() > deadline:
-            child.kill()
-            pytest.fail(f"{command} did not reach {phase} within {within} s")
-        time.sleep(0.05)
-    return child
 
 
 def test_sigkill_inside_the_transaction_leaves_the_warehouse_as_it_was(home: FinopsHome, tmp_path: Path):
@@ -102,7 +57,7 @@ def test_sigkill_inside_the_transaction_leaves_the_warehouse_as_it_was(home: Fin
         focus_rows(SEPTEMBER | {"BilledCost": "5"}, SEPTEMBER | {"BilledCost": "6"}, OCTOBER | {"BilledCost": "7"}),
     )
     register(home, "focus", restated)
-    child = start_paused_load(home, tmp_path / "inside-transaction")
+    child = start_paused_focus_ingest(home, "committing", tmp_path / "inside-transaction")
 
     # While the child holds the warehouse, a second writer is refused with a plain message naming the file.
     with pytest.raises(WarehouseBusy) as busy, connect(home.warehouse):
@@ -128,7 +83,7 @@ def test_sigkill_inside_the_transaction_leaves_the_warehouse_as_it_was(home: Fin
 
 def test_cli_reports_a_busy_warehouse_plainly(home: FinopsHome, tmp_path: Path):
     register(home, "focus", write_csv(tmp_path / "sep.csv", focus_rows(SEPTEMBER)))
-    child = start_paused_load(home, tmp_path / "inside-transaction")
+    child = start_paused_focus_ingest(home, "committing", tmp_path / "inside-transaction")
     try:
         env = os.environ | {"FINOPS_HOME": str(home.root)}
         env.pop(PAUSE_AT_ENV, None)

@@ -17,6 +17,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from pipelines.cli._output import money
 from pipelines.lib.settings import DBT_PROJECT_DIR
 from pipelines.lib.transform.spark_tables import SparkTable, spark_tables
 from scripts.compare_warehouses import BUILD_BOOKKEEPING, LOAD_LINEAGE, compare
@@ -76,21 +77,28 @@ def project_tables(spark_demo, duckdb_build_of_the_same_lake) -> list[SparkTable
     return spark_tables(duckdb_build_of_the_same_lake / "target" / "manifest.json", spark_home / "spark" / "warehouse")
 
 
-def test_the_spark_demo_builds_every_table_and_reads_them_back_in_duckdb(spark_demo, project_tables):
-    """Every table and seed of the project has files in Spark's warehouse and a DuckDB view over them, and the
-    summary the demo printed came from them (its GPU spend line is there)."""
+def test_the_spark_demo_summarises_spark_tables_with_the_duckdb_build_figures(
+    spark_demo, duckdb_build_of_the_same_lake, project_tables
+):
+    """Every table and seed of the project has a DuckDB view over Spark's files, and the summary `demo` printed
+    (read through those views) states the spend the DuckDB build of the same lake computes, per currency."""
     home, done = spark_demo
-    tables = project_tables
-    assert len(tables) > 30, "the manifest lists the project's tables"
+    assert len(project_tables) > 30, "the manifest lists the project's tables"
     with duckdb.connect(str(home / "warehouse.duckdb"), read_only=True) as con:
-        views = {
-            (schema, name)
-            for schema, name in con.execute(
+        views = set(
+            con.execute(
                 "select table_schema, table_name from information_schema.tables where table_type = 'VIEW'"
             ).fetchall()
-        }
-    assert {(table.schema, table.name) for table in tables} <= views
-    assert "GPU" in done.stdout
+        )
+    assert {(table.schema, table.name) for table in project_tables} <= views
+    with duckdb.connect(str(duckdb_build_of_the_same_lake / "warehouse.duckdb"), read_only=True) as con:
+        totals = con.execute(
+            "select billing_currency, bill_effective_cost, gpu_effective_cost from marts.rpt_gpu_share_of_bill"
+            " where bill_effective_cost is not null"
+        ).fetchall()
+    assert totals
+    for currency, spend, gpu_spend in totals:
+        assert f"total spend {currency} {money(spend)}; GPU spend {currency} {money(gpu_spend)}" in done.stdout
 
 
 def test_every_table_built_on_spark_equals_the_duckdb_build_of_the_same_lake(

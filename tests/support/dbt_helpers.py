@@ -22,9 +22,8 @@ dbt needs the parents' tables to exist to type a unit test's inputs. Enforced co
 created."""
 
 
-def dbt_on_empty_warehouse(tmp_path: Path, *args: str, engine: str = "duckdb") -> subprocess.CompletedProcess[str]:
-    """`dbt <args>` on a new warehouse holding every raw table (empty), with its own target folder, on `engine`
-    (FINOPS_ENGINE: duckdb, or spark, which reads the raw tables from the lake in the same FINOPS_HOME)."""
+def dbt_on_empty_warehouse(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """`dbt <args>` on a new warehouse holding every raw table (empty), with its own target folder."""
     home = tmp_path / "home"
     home.mkdir(parents=True)
     with connect(home / "warehouse.duckdb") as con:
@@ -32,10 +31,10 @@ def dbt_on_empty_warehouse(tmp_path: Path, *args: str, engine: str = "duckdb") -
     return subprocess.run(
         [str(Path(sys.executable).parent / "dbt"), *args, "--target-path", str(tmp_path / "target")],
         cwd=DBT_PROJECT_DIR,
-        env=dbt_environment(home, engine),
+        env=dbt_environment(home),
         capture_output=True,
         text=True,
-        timeout=900 if engine == "duckdb" else 2400,
+        timeout=900,
     )
 
 
@@ -47,14 +46,14 @@ def dbt_environment(home: Path, engine: str = "duckdb") -> dict[str, str]:
     return environment | {"FINOPS_HOME": str(home), "FINOPS_ENGINE": engine}
 
 
-def shared_dbt_on_empty_warehouse(folder: Path, *args: str, engine: str = "duckdb") -> subprocess.CompletedProcess[str]:
+def shared_dbt_on_empty_warehouse(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """`dbt_on_empty_warehouse` run once for every process that asks for it with the same `folder`: the first one
     builds under a file lock and records the outcome, the others (pytest-xdist workers) read it."""
     folder.mkdir(parents=True, exist_ok=True)
     outcome = folder / "outcome.json"
     with FileLock(folder / ".lock"):
         if not outcome.exists():
-            done = dbt_on_empty_warehouse(folder, *args, engine=engine)
+            done = dbt_on_empty_warehouse(folder, *args)
             outcome.write_text(json.dumps({"args": done.args, "returncode": done.returncode, "stdout": done.stdout}))
     recorded = json.loads(outcome.read_text())
     return subprocess.CompletedProcess(recorded["args"], recorded["returncode"], recorded["stdout"], "")

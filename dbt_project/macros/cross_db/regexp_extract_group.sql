@@ -5,19 +5,7 @@
 
     regexp_extract_group("x_UsageType", '^(BoxUsage|SpotUsage):(.+)$', 2)  ->  'p5.48xlarge'
 -#}
+{#- Both engines spell the call alike; only the string literal's escaping differs (dbt.escape_single_quotes). -#}
 {% macro regexp_extract_group(text, pattern, group) -%}
-    {{ return(adapter.dispatch('regexp_extract_group', 'gpu_finops')(text, pattern, group)) }}
-{%- endmacro %}
-
-{% macro default__regexp_extract_group(text, pattern, group) -%}
-    nullif(regexp_extract({{ text }}, '{{ pattern | replace("'", "''") }}', {{ group }}), '')
-{%- endmacro %}
-
-{% macro duckdb__regexp_extract_group(text, pattern, group) -%}
-    {{ gpu_finops.default__regexp_extract_group(text, pattern, group) }}
-{%- endmacro %}
-
-{#- Spark string literals treat backslash as an escape character: double it. -#}
-{% macro spark__regexp_extract_group(text, pattern, group) -%}
-    nullif(regexp_extract({{ text }}, '{{ pattern | replace("\\", "\\\\") | replace("'", "\\'") }}', {{ group }}), '')
+    nullif(regexp_extract({{ text }}, '{{ dbt.escape_single_quotes(pattern) }}', {{ group }}), '')
 {%- endmacro %}

@@ -19,7 +19,7 @@
                 {%- if value is none -%}
                     cast(null as {{ types[loop.index0] }})
                 {%- else -%}
-                    cast('{{ value | string | replace("\\", "\\\\") | replace("'", "\\'") }}' as {{ types[loop.index0] }})
+                    cast('{{ dbt.escape_single_quotes(value | string) }}' as {{ types[loop.index0] }})
                 {%- endif -%}
                 {%- if not loop.last %}, {% endif -%}
             {%- endfor -%}){%- if not loop.last %},{% endif -%}

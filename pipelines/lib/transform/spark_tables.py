@@ -5,6 +5,11 @@ On `FINOPS_ENGINE=spark` the models are built as Parquet tables in Spark's wareh
 table over those files, in the schema of the same name, so everything that reads the warehouse reads Spark's
 results with no second copy. Views of the dbt project have no files on Spark and are not published; the loader's
 raw and audit views already read the lake.
+
+The folders follow Spark's rule for managed tables of the session catalog (`spark.sql.warehouse.dir`, which the
+`spark` profile sets to FINOPS_HOME/spark/warehouse), derived here from dbt's manifest rather than asked of the
+catalog (`DESCRIBE TABLE EXTENDED … Location`), which would cost a JVM start per build. A table whose folder is
+elsewhere (an external location, another catalog) has no files at the derived path and is reported as missing.
 """
 
 from __future__ import annotations

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import os
+import resource
+import signal
 import subprocess
 import sys
 import time
@@ -16,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from bench.price_list import SNAPSHOT
-from bench.run import TreeMemory, results_markers, write_doc
+from bench.run import ProcessMemory, TreeMemory, results_markers, summed_rss, write_doc
 from pipelines.lib.settings import PROJECT_ROOT
 
 
@@ -71,6 +73,40 @@ def test_peak_memory_counts_child_processes():
         child.wait(timeout=60)
         time.sleep(0.1)
     assert memory.peak > 300 * 1024 * 1024
+
+
+def test_cpu_of_a_descendant_that_is_never_reaped_is_counted(tmp_path: Path):
+    """A grandchild its parent never waits for (as pyspark leaves its JVM) burns CPU that rusage never sees."""
+    marker = tmp_path / "burnt"
+    burn = (
+        "import os, time\nend = time.process_time() + 1.0\nwhile time.process_time() < end: pass\n"
+        f"open({str(marker)!r}, 'w').write(str(os.getpid()))\ntime.sleep(30)"
+    )
+    leaving = (
+        f"import os, subprocess, sys, time\nsubprocess.Popen([sys.executable, '-c', {burn!r}])\n"
+        f"while not os.path.exists({str(marker)!r}): time.sleep(0.02)\ntime.sleep(0.2)"
+    )
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    with TreeMemory(os.getpid(), interval=0.05) as memory:
+        subprocess.run([sys.executable, "-c", leaving], timeout=120, check=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    os.kill(int(marker.read_text()), signal.SIGKILL)
+    reaped = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    assert reaped < 0.9, "the grandchild's second of CPU must not be in rusage, or this test proves nothing"
+    assert memory.sampled_cpu_seconds >= 0.95
+
+
+def test_a_child_in_its_parents_address_space_is_counted_once():
+    """A JVM's posix_spawn child reports the JVM's own RSS and VMS until it execs: counting it would double the JVM.
+    A child with memory of its own (another RSS or VMS) counts, as do unrelated processes with equal figures."""
+    gib = 1024**3
+    jvm = ProcessMemory(pid=10, ppid=1, rss=4 * gib, vms=9 * gib)
+    spawning = ProcessMemory(pid=11, ppid=10, rss=4 * gib, vms=9 * gib)
+    chmod = ProcessMemory(pid=12, ppid=10, rss=2 * 1024**2, vms=9 * gib)
+    dbt = ProcessMemory(pid=1, ppid=0, rss=300 * 1024**2, vms=2 * gib)
+    twin = ProcessMemory(pid=13, ppid=1, rss=4 * gib, vms=9 * gib)
+    assert summed_rss([dbt, jvm, spawning, chmod]) == dbt.rss + jvm.rss + chmod.rss
+    assert summed_rss([dbt, jvm, twin]) == dbt.rss + jvm.rss + twin.rss
 
 
 def test_the_results_block_is_replaced_and_the_prose_kept(tmp_path: Path):

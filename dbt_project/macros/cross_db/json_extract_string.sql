@@ -14,10 +14,6 @@
     json_extract_string({{ json_column }}, '$."{{ key | replace("'", "''") | replace('"', '\\"') }}"')
 {%- endmacro %}
 
-{% macro duckdb__json_extract_string(json_column, key) -%}
-    {{ gpu_finops.default__json_extract_string(json_column, key) }}
-{%- endmacro %}
-
 {% macro spark__json_extract_string(json_column, key) -%}
     get_json_object({{ json_column }}, '$[\'{{ key | replace("'", "\\'") }}\']')
 {%- endmacro %}

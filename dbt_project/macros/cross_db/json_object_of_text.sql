@@ -18,10 +18,6 @@
     ) as string)
 {%- endmacro %}
 
-{% macro duckdb__json_object_of_text(fields) -%}
-    {{ gpu_finops.default__json_object_of_text(fields) }}
-{%- endmacro %}
-
 {#- Spark: to_json of a struct, told to keep null fields (it drops them by default). -#}
 {% macro spark__json_object_of_text(fields) -%}
     to_json(named_struct(

@@ -40,10 +40,6 @@
     end
 {%- endmacro %}
 
-{% macro duckdb__json_prefix_keys(json_column, keep_keys, prefix='x_') -%}
-    {{ gpu_finops.default__json_prefix_keys(json_column, keep_keys, prefix) }}
-{%- endmacro %}
-
 {#-
     Spark: the object as a map<string, variant>, so values keep their JSON type (a map<string, string>
     turned `false` into `"false"`); Spark string literals treat backslash as an escape character.

@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import os
-import signal
-import subprocess
 from datetime import date
 from decimal import Decimal
 from pathlib import Path
@@ -23,7 +20,7 @@ from pipelines.lib.warehouse.raw_schema import ensure_raw_tables
 from pipelines.lib.warehouse.warehouse import connect, ensure_tables, load_reference_rows
 from tests.support.focus_fixtures import focus_rows, write_csv
 from tests.support.focus_ingest import OCTOBER, SEPTEMBER, ingest_focus
-from tests.support.paused_child import start_paused_focus_ingest
+from tests.support.paused_child import kill_now, start_paused_focus_ingest
 from tests.support.warehouse_helpers import query
 
 AUDIT_TABLES = ("loads", "load_totals", "restatements")
@@ -59,11 +56,6 @@ def lake_snapshot(home: FinopsHome) -> dict[str, str]:
 def billed_by_period(home: FinopsHome) -> dict[str, Decimal]:
     sql = "select strftime(BillingPeriodStart, '%Y-%m'), sum(BilledCost) from raw.focus_cost_and_usage group by 1"
     return dict(query(home.warehouse, sql))
-
-
-def kill(child: subprocess.Popen) -> None:
-    os.kill(child.pid, signal.SIGKILL)
-    assert child.wait(timeout=30) == -signal.SIGKILL
 
 
 def load_sep_and_oct(home: FinopsHome, tmp_path: Path) -> None:
@@ -105,7 +97,7 @@ def test_a_crash_after_staging_before_the_commit_leaves_the_lake_as_it_was(home:
     child = start_paused_focus_ingest(home, "committing", tmp_path / "committing")
     staged = list((home.lake / "_staging").rglob("*.parquet"))
     assert staged, "the load was held after staging its files"
-    kill(child)
+    kill_now(child)
 
     assert lake_snapshot(home) == before
     with connect(home.warehouse) as con:
@@ -127,7 +119,7 @@ def test_a_crash_after_the_commit_mid_swap_is_finished_by_recovery(home: FinopsH
     register(home, "focus", write_csv(tmp_path / "restated.csv", restated))
 
     child = start_paused_focus_ingest(home, "swapping", tmp_path / "swapping")
-    kill(child)
+    kill_now(child)
     (journal,) = (home.lake / "_journal").glob("*.json")
     load_id = journal.stem
     # Half swapped: one period already holds the new load's file, the other still the old one.

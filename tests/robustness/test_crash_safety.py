@@ -32,7 +32,7 @@ from pipelines.lib.warehouse.warehouse import WarehouseBusy, connect
 from tests.support.focus_fixtures import focus_rows, write_csv
 from tests.support.focus_ingest import OCTOBER, SEPTEMBER, ingest_focus
 from tests.support.home_helpers import isolated_home
-from tests.support.paused_child import start_paused, start_paused_focus_ingest
+from tests.support.paused_child import kill_now, start_paused, start_paused_focus_ingest
 from tests.support.warehouse_helpers import add_lake_rows, query, table_fingerprint, warehouse_contents
 
 
@@ -64,8 +64,7 @@ def test_sigkill_inside_the_transaction_leaves_the_warehouse_as_it_was(home: Fin
         pass
     assert str(home.warehouse) in str(busy.value) and "locked by another process" in str(busy.value)
 
-    os.kill(child.pid, signal.SIGKILL)
-    assert child.wait(timeout=30) == -signal.SIGKILL
+    kill_now(child)
 
     assert table_fingerprint(home.warehouse) == before
     assert billed_by_period(home) == {"2026-09": Decimal(1)}

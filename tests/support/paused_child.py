@@ -5,6 +5,7 @@ that kill it there or run something beside it. Every child started here is kille
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -48,6 +49,12 @@ def start_paused_focus_ingest(home: FinopsHome, phase: str, marker: Path) -> sub
     """A child process loading the FOCUS landing zone of `home`, held at `phase` (e.g. `committing`: inside its
     transaction, the lake files staged)."""
     return start_paused([sys.executable, "-c", INGEST_FOCUS_SCRIPT, str(home.root)], phase, marker, os.environ)
+
+
+def kill_now(child: subprocess.Popen) -> None:
+    """SIGKILL a paused child, the crash the tests stage, and check it died of it."""
+    os.kill(child.pid, signal.SIGKILL)
+    assert child.wait(timeout=30) == -signal.SIGKILL
 
 
 def kill_paused_children() -> None:

@@ -11,8 +11,12 @@ import sys
 from collections.abc import Sequence
 from datetime import date
 from decimal import Decimal
+from importlib.metadata import version
 from pathlib import Path
 
+import duckdb
+
+from pipelines.cli import console
 from pipelines.cli.demo import demo as demo_command
 from pipelines.cli.docs import docs as docs_command
 from pipelines.cli.estimate import estimate_training as estimate_training_command
@@ -27,19 +31,40 @@ from pipelines.lib.operations import signals
 from pipelines.lib.settings import FinopsHome, finops_home
 from pipelines.lib.warehouse.warehouse import WarehouseBusy
 
+LOGGED_COMMANDS = {"demo", "ingest", "prices refresh", "generate", "docs", "report", "export"}
+"""Commands that run Dagster, dbt or long steps: they get a log file under FINOPS_HOME/logs/ (see console.py)."""
+
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     home = finops_home().ensure()
+    command = _command_name(args)
+    if command in LOGGED_COMMANDS:
+        console.start(home.logs, command, verbose=args.verbose)
     try:
         with signals.handled():
             return args.handler(home, args)
     except (FileNotFoundError, ValueError, WarehouseBusy) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except duckdb.CatalogException as exc:
+        # A table the command reads is missing: the models were never built in this warehouse.
+        print(
+            f"error: {str(exc).strip().splitlines()[0]}. The models are not built in {home.warehouse}: "
+            "run `gpu-finops demo`, or `gpu-finops ingest PATH --rebuild` to build them",
+            file=sys.stderr,
+        )
+        return 2
     except KeyboardInterrupt:
         return _stopped(home, args)
+    finally:
+        console.console.clear_status()
+
+
+def _command_name(args: argparse.Namespace) -> str:
+    """The handler's name is the command: prices_refresh → "prices refresh"."""
+    return args.handler.__name__.strip("_").replace("_", " ")
 
 
 def _stopped(home: FinopsHome, args: argparse.Namespace) -> int:
@@ -50,14 +75,20 @@ def _stopped(home: FinopsHome, args: argparse.Namespace) -> int:
 
     with dg.DagsterInstance.get() as instance:
         free_own_runs(instance)
-    # The handler's name is the command: prices_refresh → "prices refresh".
-    command = args.handler.__name__.strip("_").replace("_", " ")
+    command = _command_name(args)
     print(f"gpu-finops {command} stopped by {signals.signal_name()}: {signals.progress.summary()}", file=sys.stderr)
     return signals.exit_code()
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="gpu-finops", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"%(prog)s {version('gpu-finops')}")
+    parser.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="also show Dagster's and dbt's logs on the screen (they always go to FINOPS_HOME/logs/)",
+    )
     commands = parser.add_subparsers(required=True, metavar="COMMAND")
 
     demo = commands.add_parser("demo", help="generate sample data, load it, build the docs, print a summary")
@@ -67,7 +98,9 @@ def _parser() -> argparse.ArgumentParser:
     ingest = commands.add_parser(
         "ingest", help="load billing files or folders, then rebuild what depends on them (once, if anything is new)"
     )
-    ingest.add_argument("paths", type=Path, nargs="+", metavar="PATH")
+    ingest.add_argument(
+        "paths", type=Path, nargs="+", metavar="PATH", help="a billing export file, or a folder holding one delivery"
+    )
     ingest.add_argument(
         "--source",
         choices=sorted(SOURCES_BY_NAME),
@@ -77,13 +110,15 @@ def _parser() -> argparse.ArgumentParser:
     ingest.set_defaults(handler=ingest_command)
 
     sql = commands.add_parser("sql", help="run a read-only SQL query against the warehouse")
-    sql.add_argument("query")
-    sql.add_argument("--format", choices=("table", "csv", "json"), default="table")
+    sql.add_argument("query", help='the SQL, e.g. "select * from marts.fct_cost_daily limit 5"')
+    sql.add_argument(
+        "--format", choices=("table", "csv", "json"), default="table", help="how to print the rows (default table)"
+    )
     sql.set_defaults(handler=sql_command)
 
     docs = commands.add_parser("docs", help="build the dbt docs site into FINOPS_HOME/docs")
     docs.add_argument("--serve", action="store_true", help="then serve it on http://localhost:PORT")
-    docs.add_argument("--port", type=int, default=8080)
+    docs.add_argument("--port", type=int, default=8080, help="the port --serve listens on (default 8080)")
     docs.set_defaults(handler=docs_command)
 
     report = commands.add_parser("report", help="write the static HTML report (charts and tables) from the marts")
@@ -94,7 +129,9 @@ def _parser() -> argparse.ArgumentParser:
 
     prices = commands.add_parser("prices", help="market GPU prices and exchange rates")
     price_commands = prices.add_subparsers(required=True, metavar="ACTION")
-    refresh = price_commands.add_parser("refresh", help="fetch a day's (or a range's) prices and rates")
+    refresh = price_commands.add_parser(
+        "refresh", help="fetch a day's (or a range's) prices and rates, then rebuild the models that read them"
+    )
     refresh.add_argument("--offline", action="store_true", help="read the bundled snapshots, no network")
     refresh.add_argument(
         "--date",
@@ -108,6 +145,9 @@ def _parser() -> argparse.ArgumentParser:
         type=date.fromisoformat,
         default=None,
         help="refresh every day from this one through --date, in one run",
+    )
+    refresh.add_argument(
+        "--no-build", action="store_true", help="load the prices only; do not rebuild the models (price marts)"
     )
     refresh.set_defaults(handler=prices_refresh_command)
 
@@ -141,7 +181,7 @@ def _parser() -> argparse.ArgumentParser:
     generate.set_defaults(handler=generate_command)
 
     export = commands.add_parser("export", help="write warehouse data in an open format")
-    export.add_argument("format", choices=("focus",))
-    export.add_argument("directory", type=Path)
+    export.add_argument("format", choices=("focus",), help="the format: focus (FOCUS 1.2, Parquet and CSV)")
+    export.add_argument("directory", type=Path, help="the folder the files are written to (created if missing)")
     export.set_defaults(handler=export_command)
     return parser

@@ -5,17 +5,14 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import sys
 import tempfile
 from pathlib import Path
 
 from pipelines.cli.docs import build_docs
 from pipelines.cli.prices import refresh_prices
 from pipelines.cli.report import write_report_file
-from pipelines.cli.runs import execute, print_deliveries
+from pipelines.cli.runs import execute, print_deliveries, print_failures, run_assets
 from pipelines.cli.summary import print_summary
-from pipelines.lib.operations import signals
-from pipelines.lib.operations.recovery import cli_run_tags, prepare_instance
 from pipelines.lib.settings import FinopsHome
 
 
@@ -33,13 +30,13 @@ def demo(home: FinopsHome, args: argparse.Namespace) -> int:
             register(home, delivery.source, delivery.path)
     # Market prices and exchange rates from the bundled snapshots, captured daily over the sample's months.
     os.environ["FINOPS_OFFLINE"] = "1"
-    if not refresh_prices(demo_first_day(), demo_last_day()):
+    if not refresh_prices(demo_first_day(), demo_last_day())[1]:
         return 1
     if not _demo_telemetry(home, args.seed):
         return 1
     # On-prem cost lines run to a cut-off day (default: yesterday); pin it to the sample's last day.
     dbt_vars = {"onprem_costs_through": demo_last_day().isoformat()}
-    results, ok = execute(transform_selection() | dg.AssetSelection.groups("ingest"), dbt_vars)
+    results, ok = execute(transform_selection() | dg.AssetSelection.groups("ingest"), "load and dbt build", dbt_vars)
     print_deliveries(results)
     if not ok:
         return 1
@@ -52,11 +49,10 @@ def demo(home: FinopsHome, args: argparse.Namespace) -> int:
 def _demo_telemetry(home: FinopsHome, seed: int) -> bool:
     """The demo fleet's GPU telemetry: nvidia-smi logs and the host map into the landing zone, and the
     recorded Prometheus answers loaded offline, all demo days in one run (see docs/gpu-telemetry.md)."""
-    import dagster as dg
 
-    from pipelines.definitions import defs
     from pipelines.lib.ingest.landing import register
     from pipelines.lib.ingest.telemetry import HOST_MAP_SOURCE, NVIDIA_SMI_SOURCE, prometheus_payloads
+    from pipelines.lib.transform.asset_selections import group_loads
     from sources.synthetic.demo_organisation import DEFAULT_START_MONTH, demo_first_day, demo_last_day
     from sources.synthetic.demo_telemetry import write_demo_telemetry
 
@@ -67,29 +63,23 @@ def _demo_telemetry(home: FinopsHome, seed: int) -> bool:
         register(home, HOST_MAP_SOURCE, written["host_map"])
         recordings = prometheus_payloads(home, first_day).parent
         shutil.copytree(written["prometheus"], recordings, dirs_exist_ok=True)
-    definitions = defs()
-    job = definitions.resolve_implicit_global_asset_job_def()
-    selection = dg.AssetSelection.groups("telemetry").resolve(definitions.resolve_asset_graph())
-    with dg.DagsterInstance.get() as instance:
-        prepare_instance(instance)
-        result = job.execute_in_process(
-            instance=instance,
-            asset_selection=list(selection),
-            tags={
-                "dagster/asset_partition_range_start": first_day.isoformat(),
-                "dagster/asset_partition_range_end": demo_last_day().isoformat(),
-            }
-            | cli_run_tags(),
-            raise_on_error=False,
-        )
-    signals.raise_if_stopped()
-    for event in result.get_asset_materialization_events():
+    selection = group_loads("telemetry")
+    days = (demo_last_day() - first_day).days + 1
+    result = run_assets(
+        selection,
+        "telemetry",
+        tags={
+            "dagster/asset_partition_range_start": first_day.isoformat(),
+            "dagster/asset_partition_range_end": demo_last_day().isoformat(),
+        },
+        partitions=days,
+    )
+    # The recorded metrics asset is daily-partitioned: a materialization per day, all with the run's totals.
+    for event in result.get_asset_materialization_events()[:1]:
         metadata = {key: value.value for key, value in event.step_materialization_data.materialization.metadata.items()}
         print(
             f"loaded    Prometheus GPU metrics (recorded): {metadata.get('days_loaded')} days, "
             f"{metadata.get('hosts')} hosts, {metadata.get('rows_loaded')} samples"
         )
-    for event in result.all_events:
-        if event.is_step_failure:
-            print(f"error in {event.step_key}: {event.step_failure_data.error.message.strip()}", file=sys.stderr)
+    print_failures(result)
     return result.success

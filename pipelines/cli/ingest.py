@@ -30,7 +30,7 @@ def ingest(home: FinopsHome, args: argparse.Namespace) -> int:
         "run the same command again)",
         "model build",
     )
-    results, ok = execute(load_selection(*keys))
+    results, ok = execute(load_selection(*keys), "loading")
     signals.progress.finish(f"loaded {sum(r['status'] == 'loaded' for r in results)} of {len(results)} deliveries")
     print_deliveries(results)
     loaded = any(result["status"] == "loaded" for result in results)
@@ -40,7 +40,7 @@ def ingest(home: FinopsHome, args: argparse.Namespace) -> int:
         print(f"Rebuilding the models: {owed}.")
     if ok and (args.rebuild or loaded or owed):
         signals.progress.start("model build (the next `gpu-finops ingest` rebuilds)")
-        _, ok = execute(transform_selection())
+        _, ok = execute(transform_selection(), "dbt build")
         signals.progress.finish("models built" if ok else "model build failed")
     elif ok:
         # Rebuilding would change nothing, and a rejected delivery leaves the warehouse as it was.

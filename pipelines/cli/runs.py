@@ -7,14 +7,25 @@ from decimal import Decimal
 from typing import Any
 
 from pipelines.cli._output import money
+from pipelines.cli.console import CONSOLE_LOG_LEVEL, RunProgress, console
 from pipelines.lib.operations import signals
 from pipelines.lib.operations.recovery import cli_run_tags, prepare_instance
 
 
-def execute(selection: Any, dbt_vars: dict[str, str] | None = None) -> tuple[list[dict[str, Any]], bool]:
-    """One in-process run of `selection` (a Dagster AssetSelection): the deliveries it loaded, and success.
+def run_assets(
+    selection: Any,
+    label: str,
+    *,
+    run_config: dict[str, Any] | None = None,
+    tags: dict[str, str] | None = None,
+    partition_key: str | None = None,
+    partitions: int = 0,
+) -> Any:
+    """One in-process Dagster run of `selection` (an AssetSelection), quietly: its console log goes to the
+    command's log file, the status line shows its progress, and its warnings are printed once each at the end.
 
-    `dbt_vars` are passed to this run's `dbt build` as `--vars`.
+    `partitions` is how many (asset, partition) materializations the run makes, for the status line.
+    Returns Dagster's ExecuteInProcessResult.
     """
     import dagster as dg
 
@@ -23,35 +34,68 @@ def execute(selection: Any, dbt_vars: dict[str, str] | None = None) -> tuple[lis
 
     definitions = defs()
     job = definitions.resolve_implicit_global_asset_job_def()
+    graph = definitions.resolve_asset_graph()
+    keys = selection.resolve(graph)
+    dbt_keys = keys & gpu_finops_dbt_models.keys
+    dbt_checks = {check for check in gpu_finops_dbt_models.check_keys if check.asset_key in keys}
+    progress = RunProgress(
+        label,
+        dbt_step=gpu_finops_dbt_models.op.name if dbt_keys else None,
+        dbt_nodes=len(dbt_keys) + len(dbt_checks),
+        partitions=partitions,
+    )
+    run_id = dg.make_new_run_id()
+    # Dagster's DEBUG events are one per materialized partition: the log file keeps INFO and above.
+    loggers = {"loggers": {"console": {"config": {"log_level": CONSOLE_LOG_LEVEL}}}}
+    with dg.DagsterInstance.get() as instance:
+        prepare_instance(instance)
+        instance.add_event_listener(run_id, progress.on_event)
+        with progress.ticking(), console.detail():
+            result = job.execute_in_process(
+                instance=instance,
+                asset_selection=list(keys),
+                raise_on_error=False,
+                run_config=loggers | (run_config or {}),
+                run_id=run_id,
+                partition_key=partition_key,
+                tags=(tags or {}) | cli_run_tags(),
+            )
+    signals.raise_if_stopped()
+    progress.report_warnings()
+    return result
+
+
+def execute(selection: Any, label: str, dbt_vars: dict[str, str] | None = None) -> tuple[list[dict[str, Any]], bool]:
+    """One in-process run of `selection` (a Dagster AssetSelection): the deliveries it loaded, and success.
+
+    `dbt_vars` are passed to this run's `dbt build` as `--vars`.
+    """
+    from pipelines.defs.transform.dbt import gpu_finops_dbt_models
+
     run_config = None
     if dbt_vars:
         run_config = {"ops": {gpu_finops_dbt_models.op.name: {"config": {"vars": dbt_vars}}}}
-    with dg.DagsterInstance.get() as instance:
-        prepare_instance(instance)
-        result = job.execute_in_process(
-            instance=instance,
-            asset_selection=list(selection.resolve(definitions.resolve_asset_graph())),
-            raise_on_error=False,
-            run_config=run_config,
-            tags=cli_run_tags(),
-        )
-    signals.raise_if_stopped()
+    result = run_assets(selection, label, run_config=run_config)
     deliveries: list[dict[str, Any]] = []
     for event in result.get_asset_materialization_events():
         metadata = event.step_materialization_data.materialization.metadata
         if "deliveries" in metadata:
             deliveries.extend(metadata["deliveries"].value)
     if not result.success:
-        for event in result.all_events:
-            if event.is_step_failure:
-                print(
-                    f"error in {event.step_key}: {event.step_failure_data.error.message.strip()}",
-                    file=sys.stderr,
-                )
+        print_failures(result)
         for check in result.get_asset_check_evaluations():
             if not check.passed:
                 print(f"failed check: {check.asset_key.to_user_string()} {check.check_name}", file=sys.stderr)
     return deliveries, result.success
+
+
+def print_failures(result: Any) -> None:
+    """One line per failed step of a run, to stderr, and where the stack traces are."""
+    failed = [event for event in result.all_events if event.is_step_failure]
+    for event in failed:
+        print(f"error in {event.step_key}: {event.step_failure_data.error.message.strip()}", file=sys.stderr)
+    if failed and console.log is not None:
+        print(f"Log (Dagster's events, dbt's output, stack traces): {console.log}", file=sys.stderr)
 
 
 def print_deliveries(results: list[dict[str, Any]]) -> None:

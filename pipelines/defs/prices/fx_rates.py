@@ -5,6 +5,7 @@ from dagster_duckdb import DuckDBResource
 
 from pipelines.lib.prices.fx_rates import FX_RATES, refresh_fx_rates
 from pipelines.lib.settings import DUCKDB_WRITER_POOL, finops_home, offline
+from pipelines.lib.transform.asset_selections import group_loads
 
 PRICE_PARTITIONS = dg.DailyPartitionsDefinition(start_date="2024-01-01", timezone="UTC", end_offset=1)
 
@@ -49,7 +50,7 @@ def ecb_fx_rates(context: dg.AssetExecutionContext, duckdb: DuckDBResource) -> d
 
 prices_daily_job = dg.define_asset_job(
     name="prices_daily",
-    selection=dg.AssetSelection.groups("prices"),
+    selection=group_loads("prices"),
     partitions_def=PRICE_PARTITIONS,
     description="Fetch market prices and exchange rates for one day.",
 )

@@ -19,6 +19,7 @@ from pipelines.lib.ingest.telemetry import (
     ingest_nvidia_smi_logs,
 )
 from pipelines.lib.settings import DUCKDB_WRITER_POOL, finops_home, offline
+from pipelines.lib.transform.asset_selections import group_loads
 from pipelines.lib.warehouse.warehouse import ensure_tables
 
 TELEMETRY_PARTITIONS = dg.DailyPartitionsDefinition(start_date="2024-01-01", timezone="UTC")
@@ -125,7 +126,7 @@ def telemetry_host_map(context: dg.AssetExecutionContext, duckdb: DuckDBResource
 
 telemetry_daily_job = dg.define_asset_job(
     name="telemetry_daily",
-    selection=dg.AssetSelection.groups("telemetry"),
+    selection=group_loads("telemetry"),
     partitions_def=TELEMETRY_PARTITIONS,
     description="Read yesterday's DCGM GPU metrics from Prometheus (skipped when FINOPS_PROMETHEUS_URL is unset).",
 )

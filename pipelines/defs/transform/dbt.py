@@ -13,7 +13,7 @@ from pipelines.lib.operations.recovery import DBT_PID_TAG, DBT_STOP_SECONDS
 from pipelines.lib.operations.test_hooks import pause_if_requested
 from pipelines.lib.settings import DUCKDB_WRITER_POOL, engine, finops_home
 from pipelines.lib.transform.builds import finish_build, start_build
-from pipelines.lib.transform.dbt import FinopsDbtTranslator, dbt_project, ensure_manifest
+from pipelines.lib.transform.dbt import FinopsDbtTranslator, dbt_project, ensure_manifest, prune_run_targets
 from pipelines.lib.transform.spark_tables import publish_spark_tables, spark_tables
 from pipelines.lib.warehouse.raw_schema import ensure_raw_tables
 
@@ -49,6 +49,7 @@ def gpu_finops_dbt_models(
         ensure_raw_tables(con)
         build_id = start_build(con, run_id=context.run_id, command=shlex.join(["dbt", *args]))
     # audit.builds says whether this build finished (a SIGKILL leaves it `started`: the next run rebuilds).
+    prune_run_targets()
     invocation = None
     try:
         invocation = dbt.cli(args, context=context)

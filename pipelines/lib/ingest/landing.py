@@ -7,10 +7,12 @@ UTC arrival stamp as prefix, so name order is arrival order.
 
 from __future__ import annotations
 
+import os
 import shutil
 from datetime import UTC, datetime
 from pathlib import Path
 
+from pipelines.lib.reporting.atomic_files import discard, remove_leftovers, temporary_name
 from pipelines.lib.settings import FinopsHome
 from sources.common.delivery import Delivery, is_hidden
 from sources.common.errors import RejectedInput
@@ -30,7 +32,11 @@ def pending_deliveries(home: FinopsHome, source: str) -> list[Delivery]:
 
 
 def register(home: FinopsHome, source: str, path: Path) -> Delivery:
-    """Copy a file or folder into the landing zone of `source` under an arrival-stamped name."""
+    """Copy a file or folder into the landing zone of `source` under an arrival-stamped name.
+
+    The copy is made under a hidden name (which the landing sensor skips) and renamed when complete, so the
+    sensor, polling meanwhile, never loads half a delivery; a copy killed halfway is removed by the next one.
+    """
     path = path.expanduser().resolve()
     if not path.exists():
         raise FileNotFoundError(f"{path} does not exist")
@@ -39,10 +45,16 @@ def register(home: FinopsHome, source: str, path: Path) -> Delivery:
     if path.is_relative_to(root) and path.parent == root:
         return Delivery(source=source, path=path, landing_root=root)
     target = root / f"{datetime.now(UTC).strftime(_STAMP_FORMAT)}__{path.name}"
-    if path.is_dir():
-        shutil.copytree(path, target, symlinks=False)
-    else:
-        shutil.copy2(path, target)
+    remove_leftovers(root)
+    staging = temporary_name(target)
+    try:
+        if path.is_dir():
+            shutil.copytree(path, staging, symlinks=False)
+        else:
+            shutil.copy2(path, staging)
+        os.rename(staging, target)
+    finally:
+        discard(staging)
     return Delivery(source=source, path=target, landing_root=root)
 
 

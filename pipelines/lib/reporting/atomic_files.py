@@ -9,6 +9,7 @@ leftovers of dead processes.
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -23,8 +24,8 @@ def replaced_atomically(*targets: Path) -> Iterator[list[Path]]:
     temporaries = []
     for target in targets:
         target.parent.mkdir(parents=True, exist_ok=True)
-        _remove_leftovers(target)
-        temporaries.append(target.with_name(f".{target.name}.{os.getpid()}.tmp"))
+        remove_leftovers(target.parent, target.name)
+        temporaries.append(temporary_name(target))
     try:
         yield temporaries
         pause_if_requested("exporting")
@@ -32,11 +33,24 @@ def replaced_atomically(*targets: Path) -> Iterator[list[Path]]:
             os.replace(temporary, target)
     finally:
         for temporary in temporaries:
-            temporary.unlink(missing_ok=True)
+            discard(temporary)
 
 
-def _remove_leftovers(target: Path) -> None:
-    for leftover in target.parent.glob(f".{target.name}.*.tmp"):
-        pid = leftover.name.removeprefix(f".{target.name}.").removesuffix(".tmp")
+def temporary_name(target: Path) -> Path:
+    """`.<name>.<pid>.tmp` beside `target`: hidden, so the landing sensor and readers skip it."""
+    return target.with_name(f".{target.name}.{os.getpid()}.tmp")
+
+
+def remove_leftovers(folder: Path, name: str = "*") -> None:
+    """Temporary files or folders (of `name`, or any) left in `folder` by processes that no longer run."""
+    for leftover in folder.glob(f".{name}.*.tmp"):
+        pid = leftover.name.removesuffix(".tmp").rsplit(".", 1)[-1]
         if pid.isdigit() and not process_alive(int(pid)):
-            leftover.unlink(missing_ok=True)
+            discard(leftover)
+
+
+def discard(path: Path) -> None:
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        path.unlink(missing_ok=True)

@@ -11,9 +11,26 @@ def transform_selection() -> dg.AssetSelection:
     (relationships from any model to a seed) dbt runs whenever a seed is built, and dbt unit tests read the
     columns of their models' parents, so on a new warehouse every model must exist.
     """
-    return dg.AssetSelection.all() - dg.AssetSelection.groups("ingest", "prices", "telemetry")
+    return (dg.AssetSelection.all() - dg.AssetSelection.groups("ingest", "prices", "telemetry")) | dbt_source_tests()
 
 
 def load_selection(*asset_keys: tuple[str, ...]) -> dg.AssetSelection:
     """The ingest assets of these billing sources, with their quality and reconciliation checks."""
-    return dg.AssetSelection.assets(*(dg.AssetKey(list(key)) for key in asset_keys))
+    return dg.AssetSelection.assets(*(dg.AssetKey(list(key)) for key in asset_keys)) - dbt_source_tests()
+
+
+def group_loads(*groups: str) -> dg.AssetSelection:
+    """The assets of these groups (daily price or telemetry loads) with their own checks, without dbt's."""
+    return dg.AssetSelection.groups(*groups) - dbt_source_tests()
+
+
+def dbt_source_tests() -> dg.AssetSelection:
+    """dbt's tests of its sources (the raw and price tables), which dagster-dbt makes checks of those tables.
+
+    They run in the dbt build, so they belong to the runs that build models; a run that only loads (an ingest,
+    a day's prices or telemetry) leaves them out, or it would start dbt, and a partitioned job could not hold it.
+    """
+    from pipelines.defs.transform.dbt import gpu_finops_dbt_models
+
+    models = gpu_finops_dbt_models
+    return dg.AssetSelection.checks(*(key for key in models.check_keys if key.asset_key not in models.keys))

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import re
 import shutil
 import sys
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -45,6 +48,51 @@ def ensure_manifest() -> None:
         _ParseWithOurDbt().prepare(dbt_project)
 
 
+KEPT_RUN_TARGETS = 5
+"""How many per-run dbt target folders (about 26 MB each) stay for debugging; older ones are deleted."""
+
+RUN_TARGET_IDLE_SECONDS = 3600
+"""A run folder written to more recently than this may belong to a build still running: it is never deleted."""
+
+_RUN_TARGET = re.compile(r"^(?:\w+-[0-9a-f]{7}-)?[0-9a-f]{7}$")
+"""dagster-dbt's name for one invocation's target folder: `<op>-<run id[:7]>-<uuid[:7]>`, or `<uuid[:7]>`."""
+
+
+def prune_run_targets(
+    target: Path | None = None, *, keep: int = KEPT_RUN_TARGETS, idle_seconds: float = RUN_TARGET_IDLE_SECONDS
+) -> list[Path]:
+    """Delete all but the `keep` newest per-run target folders; dagster-dbt makes one per dbt call, never removed.
+
+    Only folders named as dagster-dbt names them are touched (not manifest.json, partial_parse.msgpack nor a
+    folder a person made), and none written to in the last `idle_seconds`: another process may be building there.
+    Returns the folders deleted.
+    """
+    target = target or dbt_project.target_path
+    if not target.is_dir():
+        return []
+    runs = sorted(
+        ((_last_written(path), path) for path in target.iterdir() if path.is_dir() and _RUN_TARGET.match(path.name)),
+        reverse=True,
+    )
+    now = time.time()
+    deleted = [path for written, path in runs[keep:] if now - written > idle_seconds]
+    for path in deleted:
+        shutil.rmtree(path, ignore_errors=True)
+    return deleted
+
+
+def _last_written(folder: Path) -> float:
+    """The newest modification time of the folder and anything under it (a build writes files as it goes)."""
+    newest = folder.stat().st_mtime
+    for root, dirs, files in os.walk(folder):
+        for name in dirs + files:
+            try:
+                newest = max(newest, os.lstat(os.path.join(root, name)).st_mtime)
+            except FileNotFoundError:
+                continue
+    return newest
+
+
 def dbt_cli() -> DbtCliResource:
     return DbtCliResource(project_dir=dbt_project, dbt_executable=DBT_EXECUTABLE)
 
@@ -53,7 +101,9 @@ class FinopsDbtTranslator(DagsterDbtTranslator):
     """Asset keys are `<schema>/<name>`, groups are the dbt layers (staging, intermediate, marts)."""
 
     def __init__(self) -> None:
-        super().__init__(settings=DagsterDbtTranslatorSettings(enable_asset_checks=True))
+        super().__init__(
+            settings=DagsterDbtTranslatorSettings(enable_asset_checks=True, enable_source_tests_as_checks=True)
+        )
 
     def get_asset_key(self, dbt_resource_props: Mapping[str, Any]) -> dg.AssetKey:
         if dbt_resource_props["resource_type"] == "source":

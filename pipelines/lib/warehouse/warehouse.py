@@ -102,7 +102,7 @@ class LoadOutcome:
 def connect(path: Path, *, read_only: bool = False) -> Iterator[duckdb.DuckDBPyConnection]:
     """A connection that is always closed: DuckDB allows one writer process at a time."""
     if read_only and not path.exists():
-        raise FileNotFoundError(f"no warehouse at {path}: run `gpu-finops demo` or `gpu-finops ingest` first")
+        raise FileNotFoundError(f"no warehouse at {path}: run `gpu-finops demo` or `gpu-finops ingest PATH` first")
     try:
         con = duckdb.connect(str(path), read_only=read_only, config={"memory_limit": duckdb_memory_limit()})
     except duckdb.IOException as exc:

@@ -1,0 +1,196 @@
+"""What a command shows: one line per phase, a live status line on a terminal, the detail in a log file.
+
+Dagster's console log and dbt's output (hundreds of lines per run) go to one log file per command run,
+`FINOPS_HOME/logs/<UTC time>-<command>.log`, and also to the screen with `--verbose`. Warnings and errors
+logged during a run reach the screen once each, after the run, with how often they were logged. On a
+terminal a single status line (rewritten in place with `\\r`) shows what the running step has done and the
+elapsed time; when stdout is not a terminal (CI, cron) there is no status line, only the phase lines.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import sys
+import threading
+import time
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from pipelines.lib.operations.outages import log_file
+
+CONSOLE_LOG_LEVEL = "INFO"
+"""Dagster's console logger level for CLI runs: its DEBUG events (one per materialized partition) only bury the rest."""
+
+
+class _Tee(io.TextIOBase):
+    """A text stream writing to several (the log file, and the screen with --verbose)."""
+
+    def __init__(self, *streams: IO[str]) -> None:
+        self._streams = streams
+
+    def write(self, text: str) -> int:
+        for stream in self._streams:
+            stream.write(text)
+        return len(text)
+
+    def flush(self) -> None:
+        for stream in self._streams:
+            stream.flush()
+
+
+@dataclass
+class Console:
+    """The running command's screen and log file (one command per process, see `start`)."""
+
+    log: Path | None = None
+    verbose: bool = False
+    _status: str = ""
+    _status_width: int = 0
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @property
+    def live(self) -> bool:
+        """A status line is drawn only on a terminal, and not under --verbose (the log lines would tear it)."""
+        return not self.verbose and sys.stdout.isatty()
+
+    def status(self, text: str) -> None:
+        """Rewrite the status line (terminal only)."""
+        if not self.live:
+            return
+        with self._lock:
+            self._status = text
+            width = max(self._status_width, len(text))
+            sys.stdout.write("\r" + text.ljust(width))
+            sys.stdout.flush()
+            self._status_width = len(text)
+
+    def clear_status(self) -> None:
+        if not self.live or not self._status_width:
+            return
+        with self._lock:
+            sys.stdout.write("\r" + " " * self._status_width + "\r")
+            sys.stdout.flush()
+            self._status, self._status_width = "", 0
+
+    @contextlib.contextmanager
+    def detail(self) -> Iterator[None]:
+        """Inside, everything written to stderr (Dagster's console log, dbt, stack traces) goes to the log file,
+        and to the screen too with --verbose."""
+        if self.log is None:
+            yield
+            return
+        with self.log.open("a", encoding="utf-8") as log:
+            stream: IO[str] = _Tee(log, sys.stderr) if self.verbose else log
+            with contextlib.redirect_stderr(stream):
+                yield
+
+    def write_log(self, text: str) -> None:
+        if self.log is not None:
+            with self.log.open("a", encoding="utf-8") as log:
+                log.write(text.rstrip("\n") + "\n")
+
+
+console = Console()
+"""The running command's console; `start` points it at the command's log file."""
+
+
+def start(logs: Path, command: str, *, verbose: bool) -> Console:
+    """A log file for this run of `command` (spaces become dashes), and the --verbose setting."""
+    console.log = log_file(logs, command.replace(" ", "-"))
+    console.verbose = verbose
+    return console
+
+
+def elapsed(since: float) -> str:
+    seconds = int(time.monotonic() - since)
+    return f"{seconds // 60}m{seconds % 60:02d}s" if seconds >= 60 else f"{seconds}s"
+
+
+@dataclass
+class RunProgress:
+    """Progress of one in-process Dagster run, fed with its events (`on_event`), drawn on the status line.
+
+    `dbt_nodes` is how many dbt models, seeds and tests the run's dbt step builds; `partitions` how many
+    (asset, partition) materializations the run should make, when it is partitioned.
+    """
+
+    label: str
+    dbt_step: str | None = None
+    dbt_nodes: int = 0
+    partitions: int = 0
+    started: float = field(default_factory=time.monotonic)
+    steps_done: int = 0
+    step: str = ""
+    materialized: int = 0
+    dbt_done: int = 0
+    warnings: Counter[str] = field(default_factory=Counter)
+    _ticker: threading.Event = field(default_factory=threading.Event)
+
+    def on_event(self, entry: Any) -> None:
+        """One Dagster event-log entry of the run (every log line and structured event passes here)."""
+        import logging
+
+        event = entry.dagster_event
+        if event is None:
+            if entry.level >= logging.WARNING:
+                self.warnings[_first_line(entry.user_message)] += 1
+            return
+        kind = event.event_type_value
+        step = event.step_key or ""
+        if kind == "STEP_START":
+            self.step = step.replace("__", "/")
+        elif kind in ("STEP_SUCCESS", "STEP_FAILURE", "STEP_SKIPPED"):
+            self.steps_done += 1
+        elif kind in ("ASSET_MATERIALIZATION", "ASSET_CHECK_EVALUATION") and step == self.dbt_step:
+            self.dbt_done += 1
+        elif kind == "ASSET_MATERIALIZATION":
+            self.materialized += 1
+        self.draw()
+
+    def draw(self) -> None:
+        parts = [f"{self.label}: {self.steps_done} steps done"]
+        if self.partitions:
+            parts.append(f"{self.materialized} of {self.partitions} partitions loaded")
+        if self.dbt_nodes and (self.dbt_done or self.step == (self.dbt_step or "").replace("__", "/")):
+            parts.append(f"dbt {self.dbt_done} of {self.dbt_nodes} nodes built")
+        elif self.step:
+            parts.append(f"now {self.step}")
+        parts.append(elapsed(self.started))
+        console.status(", ".join(parts))
+
+    @contextlib.contextmanager
+    def ticking(self) -> Iterator[None]:
+        """Redraw every second on a terminal, so the elapsed time moves during a long step."""
+        if not console.live:
+            yield
+            return
+        thread = threading.Thread(target=self._tick, daemon=True)
+        thread.start()
+        try:
+            yield
+        finally:
+            self._ticker.set()
+            thread.join()
+            console.clear_status()
+
+    def _tick(self) -> None:
+        while not self._ticker.wait(1.0):
+            self.draw()
+
+    def report_warnings(self) -> None:
+        """Each warning logged during the run, once, with how many times it was logged (to stderr)."""
+        for message, times in self.warnings.items():
+            repeated = f" ({times} times)" if times > 1 else ""
+            print(f"warning: {message}{repeated}", file=sys.stderr)
+
+
+def _first_line(message: str) -> str:
+    lines = [line for line in (message or "").strip().splitlines() if line.strip()]
+    if not lines:
+        return "(empty message)"
+    more = " … (the rest in the log file)" if len(lines) > 1 else ""
+    return lines[0].strip() + more

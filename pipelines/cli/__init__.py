@@ -44,7 +44,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         console.start(home.logs, command, verbose=args.verbose)
     try:
         with signals.handled():
-            return args.handler(home, args)
+            code = args.handler(home, args)
+        console.console.name_log()
+        return code
     except (FileNotFoundError, ValueError, WarehouseBusy) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

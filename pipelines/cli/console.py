@@ -49,6 +49,7 @@ class Console:
     log: Path | None = None
     verbose: bool = False
     _status: str = ""
+    _named: bool = False
     _status_width: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -88,10 +89,12 @@ class Console:
             with contextlib.redirect_stderr(stream):
                 yield
 
-    def write_log(self, text: str) -> None:
-        if self.log is not None:
-            with self.log.open("a", encoding="utf-8") as log:
-                log.write(text.rstrip("\n") + "\n")
+    def name_log(self, label: str = "Details (Dagster's and dbt's logs)", file: IO[str] | None = None) -> None:
+        """Where the detail is, once per command, when anything was logged (the last line, unless said before)."""
+        if self._named or self.log is None or not self.log.exists() or not self.log.stat().st_size:
+            return
+        self._named = True
+        print(f"{label}: {self.log}", file=file or sys.stdout)
 
 
 console = Console()

@@ -11,7 +11,7 @@ from pathlib import Path
 from pipelines.cli.docs import build_docs
 from pipelines.cli.prices import refresh_prices
 from pipelines.cli.report import write_report_file
-from pipelines.cli.runs import execute, print_deliveries, print_failures, run_assets
+from pipelines.cli.runs import execute, print_delivery_summary, print_failures, run_assets
 from pipelines.cli.summary import print_summary
 from pipelines.lib.settings import FinopsHome
 
@@ -30,14 +30,14 @@ def demo(home: FinopsHome, args: argparse.Namespace) -> int:
             register(home, delivery.source, delivery.path)
     # Market prices and exchange rates from the bundled snapshots, captured daily over the sample's months.
     os.environ["FINOPS_OFFLINE"] = "1"
-    if not refresh_prices(demo_first_day(), demo_last_day())[1]:
+    if not refresh_prices(demo_first_day(), demo_last_day(), per_feed=False)[1]:
         return 1
     if not _demo_telemetry(home, args.seed):
         return 1
     # On-prem cost lines run to a cut-off day (default: yesterday); pin it to the sample's last day.
     dbt_vars = {"onprem_costs_through": demo_last_day().isoformat()}
     results, ok = execute(transform_selection() | dg.AssetSelection.groups("ingest"), "load and dbt build", dbt_vars)
-    print_deliveries(results)
+    print_delivery_summary(results)
     if not ok:
         return 1
     build_docs(home)

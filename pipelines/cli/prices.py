@@ -48,12 +48,11 @@ def prices_refresh(home: FinopsHome, args: argparse.Namespace) -> int:
 REBUILD_HINT = "Prices loaded; the price marts are rebuilt by `gpu-finops ingest --rebuild` or the daily run."
 
 
-def refresh_prices(first: date, last: date) -> tuple[int, bool]:
+def refresh_prices(first: date, last: date, *, per_feed: bool = True) -> tuple[int, bool]:
     """Materialize the daily-partitioned price and exchange-rate assets for the days first…last, in one run.
 
-    Returns how many of the feeds loaded something, and whether every feed succeeded.
+    Prints a line per feed (`per_feed`), or one line for all. Returns how many feeds loaded, and whether all did.
     """
-
     from pipelines.definitions import defs
     from pipelines.lib.prices.price_feeds import PRICE_FEEDS
 
@@ -72,18 +71,21 @@ def refresh_prices(first: date, last: date) -> tuple[int, bool]:
     # Dagster's console log (retries, stack traces) goes to the log file: an outage is one line per feed here.
     result = run_assets(selection, "prices", partitions=days * len(keys), **run)
     span = f"{first}" if first == last else f"{first}…{last}"
-    reported: set[str] = set()
+    reported: dict[str, int] = {}
     for event in result.get_asset_materialization_events():
         materialization = event.step_materialization_data.materialization
         asset = materialization.asset_key.to_user_string()
         if asset in reported:
             continue
-        reported.add(asset)
         metadata = {key: value.value for key, value in materialization.metadata.items()}
-        print(
-            f"{asset} {span}: {metadata.get('status', 'loaded')}, "
-            f"{metadata.get('rows_loaded', 0)} rows from {metadata.get('source_url', '-')}"
-        )
+        reported[asset] = int(metadata.get("rows_loaded") or 0)
+        if per_feed:
+            print(
+                f"{asset} {span}: {metadata.get('status', 'loaded')}, "
+                f"{metadata.get('rows_loaded', 0)} rows from {metadata.get('source_url', '-')}"
+            )
+    if not per_feed:
+        print(f"loaded    prices and exchange rates, {span}: {len(reported)} feeds, {sum(reported.values()):,} rows")
     failed = set()
     for event in result.all_events:
         if event.is_step_failure:
@@ -96,5 +98,5 @@ def refresh_prices(first: date, last: date) -> tuple[int, bool]:
             why = f"set {needed} to fetch it" if needed and not os.environ.get(needed) else "see the log file for why"
             print(f"{key.to_user_string()} {span}: skipped ({why})")
     if failed:
-        print(f"Log (Dagster's events, retries, stack traces): {console.log}", file=sys.stderr)
+        console.name_log("Log (Dagster's events, retries, stack traces)", sys.stderr)
     return len(reported), result.success

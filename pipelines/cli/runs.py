@@ -94,8 +94,8 @@ def print_failures(result: Any) -> None:
     failed = [event for event in result.all_events if event.is_step_failure]
     for event in failed:
         print(f"error in {event.step_key}: {event.step_failure_data.error.message.strip()}", file=sys.stderr)
-    if failed and console.log is not None:
-        print(f"Log (Dagster's events, dbt's output, stack traces): {console.log}", file=sys.stderr)
+    if failed:
+        console.name_log("Log (Dagster's events, dbt's output, stack traces)", sys.stderr)
 
 
 def print_deliveries(results: list[dict[str, Any]]) -> None:
@@ -121,3 +121,20 @@ def print_deliveries(results: list[dict[str, Any]]) -> None:
         for warning in warnings:
             first = f", first at {warning['example']}" if warning.get("example") else ""
             print(f"          warning: {warning['rule']}: {warning['rows']} row(s){first}")
+
+
+def print_delivery_summary(results: list[dict[str, Any]]) -> None:
+    """What a run loaded in a few lines (the demo's many deliveries): counts and rows, each warning rule once
+    with its rows, and every rejected or unchanged delivery in full."""
+    loaded = [result for result in results if result["status"] not in ("rejected", "duplicate")]
+    print_deliveries([result for result in results if result["status"] in ("rejected", "duplicate")])
+    rows = sum(int(result["rows"]) for result in loaded)
+    print(f"loaded    {len(loaded)} deliveries, {rows:,} rows")
+    rules: dict[str, list[int]] = {}
+    for result in loaded:
+        for warning in result.get("warnings") or []:
+            counts = rules.setdefault(warning["rule"], [0, 0])
+            counts[0] += 1
+            counts[1] += int(warning["rows"])
+    for rule, (deliveries, rule_rows) in sorted(rules.items()):
+        print(f"          warning: {rule}: {rule_rows} row(s) in {deliveries} deliveries")

@@ -2,13 +2,12 @@
 
 Without network every feed fails after its retries, and Dagster's console log of that is hundreds of
 lines of stack traces and retry warnings. The refresh writes all of it to FINOPS_HOME/logs/ instead
-(`console_to`), and says per failed feed what failed, where, how, and what to do (`failure_line`).
+(pipelines/cli/console.py), and says per failed feed what failed, where, how, and what to do (`failure_line`).
 Feeds that answered are loaded as usual.
 """
 
 from __future__ import annotations
 
-import contextlib
 import re
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -20,16 +19,9 @@ _FETCH_ERROR = re.compile(r"(?s)^(?P<provider>.*?): (?P<url>https?://\S+?): (?P<
 
 
 def log_file(logs: Path, command: str) -> Path:
-    """A new log file for one run of `command`, named by its start time (UTC)."""
+    """A new log file for one run of `command`, named by its start time (UTC) so they list in order."""
     logs.mkdir(parents=True, exist_ok=True)
-    return logs / f"{command}-{datetime.now(UTC):%Y%m%dT%H%M%SZ}.log"
-
-
-@contextlib.contextmanager
-def console_to(path: Path) -> Iterator[None]:
-    """Everything written to stderr inside (Dagster's console log, retry warnings, stack traces) goes to `path`."""
-    with path.open("a", encoding="utf-8") as log, contextlib.redirect_stderr(log):
-        yield
+    return logs / f"{datetime.now(UTC):%Y%m%dT%H%M%S%fZ}-{command}.log"
 
 
 def failure_line(asset: str, error: Any) -> str:

@@ -1,0 +1,205 @@
+"""What the `gpu-finops` command shows and leaves behind: quiet output, its log file, its version and help,
+a price refresh that ends with the price marts built, landing copies that the sensor never sees half-made,
+and old dbt run folders cleaned."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+import tomllib
+from collections import Counter
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+from pipelines.cli import _parser
+from pipelines.lib.ingest.landing import pending_deliveries, register
+from pipelines.lib.operations.operations import landing_snapshot
+from pipelines.lib.settings import PROJECT_ROOT, FinopsHome
+from pipelines.lib.transform.dbt import prune_run_targets
+from tests.support.warehouse_helpers import query
+
+SNAPSHOTS = PROJECT_ROOT / "sources" / "prices" / "snapshots"
+
+
+def _cli(home: Path, *args: str, timeout: int = 1800) -> subprocess.CompletedProcess[str]:
+    """`gpu-finops ARGS` as a real process with FINOPS_HOME=home; stdout and stderr are pipes, not a terminal."""
+    env = {key: value for key, value in os.environ.items() if key not in ("DAGSTER_HOME", "FINOPS_WAREHOUSE")}
+    env["FINOPS_HOME"] = str(home)
+    return subprocess.run(
+        [sys.executable, "-m", "pipelines.cli", *args],
+        cwd=PROJECT_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def test_version_is_the_packages_version():
+    version = tomllib.loads((PROJECT_ROOT / "pyproject.toml").read_text())["project"]["version"]
+    result = subprocess.run(
+        [sys.executable, "-m", "pipelines.cli", "--version"], capture_output=True, text=True, check=True
+    )
+    assert result.stdout.strip() == f"gpu-finops {version}"
+
+
+def test_every_argument_of_every_command_has_help_text():
+    missing = []
+
+    def walk(parser: argparse.ArgumentParser, name: str) -> None:
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for choice, sub in action.choices.items():
+                    walk(sub, f"{name} {choice}")
+            elif not action.help:
+                missing.append(f"{name} {'/'.join(action.option_strings) or action.dest}")
+
+    walk(_parser(), "gpu-finops")
+    assert missing == []
+
+
+def test_a_command_on_a_missing_warehouse_names_the_command_to_run_first(tmp_path: Path):
+    result = _cli(tmp_path / "home", "report")
+    assert result.returncode == 2
+    assert "run `gpu-finops demo` or `gpu-finops ingest PATH` first" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_prices_refresh_on_a_new_home_builds_the_price_index_quietly(tmp_path: Path):
+    """One offline refresh of 31 October 2026 into an empty FINOPS_HOME, output not a terminal (as under cron).
+
+    The cheapest specialized-cloud H100-hour on demand that day is Lambda's, read here from the bundled capture
+    (price_cents_per_hour / GPUs); by hand, RunPod also lists 2.69, Lambda's 1× is 2.99 and CoreWeave's 5.98,
+    so the median of the four offers is (2.69 + 2.99) / 2 = 2.84.
+    """
+    home = tmp_path / "home"
+    result = _cli(home, "prices", "refresh", "--offline", "--date", "2026-10-31")
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = (result.stdout + result.stderr).splitlines()
+
+    # One line per step: no status line, no line twice, none of Dagster's or dbt's own log lines.
+    assert not any("\r" in line for line in lines), lines
+    assert [line for line, times in Counter(lines).items() if times > 1] == []
+    assert not [line for line in lines if " - dagster - " in line or "Running with dbt" in line], lines
+    assert len(lines) <= 20, lines
+    assert "Models built." in lines
+
+    # Dagster's and dbt's logs are in the command's log file, which the output names.
+    (log,) = (home / "logs").glob("*-prices-refresh.log")
+    assert f"Details (Dagster's and dbt's logs): {log}" in lines
+    text = log.read_text()
+    assert " - dagster - INFO - " in text and " - DEBUG - " not in text
+    assert "Finished running" in text  # dbt's own closing line of the build
+    assert "This test was not included in Dagster's asset check selection" not in text
+
+    lambda_capture = json.loads((SNAPSHOTS / "lambda" / "2026-10-31" / "instance-types.json").read_text())
+    lambda_h100 = [
+        Decimal(item["instance_type"]["price_cents_per_hour"]) / 100 / item["instance_type"]["specs"]["gpus"]
+        for item in lambda_capture["data"].values()
+        if item["instance_type"]["gpu_description"].startswith("H100")
+    ]
+    index = query(
+        home / "warehouse.duckdb",
+        "select price_date::varchar, min_price_per_gpu_hour_usd, median_price_per_gpu_hour_usd "
+        "from marts.fct_gpu_price_index "
+        "where gpu_model = 'H100' and pricing_model = 'on_demand' and provider_class = 'specialized'",
+    )
+    assert index == [("2026-10-31", min(lambda_h100), Decimal("2.84"))]
+
+
+def test_landing_copies_appear_whole_and_the_sensor_skips_hidden_names(tmp_path: Path, monkeypatch):
+    """A watcher lists the landing folder while a 300-file delivery is copied in: every delivery it sees under a
+    visible name already has all its files. A hidden staging copy is no delivery to the sensor."""
+    from tests.support.home_helpers import isolated_home
+
+    home: FinopsHome = isolated_home(tmp_path, monkeypatch)
+    source = tmp_path / "export"
+    source.mkdir()
+    for number in range(300):
+        (source / f"part-{number:03}.csv").write_text("x" * 4096)
+    landing = home.landing_for("focus")
+    landing.mkdir(parents=True)
+    seen: list[int] = []
+    done = threading.Event()
+
+    def watch() -> None:
+        while not done.is_set():
+            for entry in landing.iterdir():
+                if not entry.name.startswith("."):
+                    seen.append(len(list(entry.iterdir())))
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    try:
+        delivery = register(home, "focus", source)
+        time.sleep(0.05)
+    finally:
+        done.set()
+        watcher.join()
+    assert seen and set(seen) == {300}
+    assert [entry.name for entry in landing.iterdir()] == [delivery.path.name]
+
+    # A staging copy (of this process: alive) stays hidden from the sensor and the loader.
+    staging = landing / f".20990101T000000000000Z__late.{os.getpid()}.tmp"
+    staging.mkdir()
+    (staging / "part-000.csv").write_text("x")
+    assert [d.path for d in pending_deliveries(home, "focus")] == [delivery.path]
+    assert [d.delivery.path for d in landing_snapshot(home, ["focus"])] == [delivery.path]
+
+    # One left by a process that died is removed by the next copy.
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    leftover = landing / f".20990101T000000000000Z__dead.{dead.stdout.strip()}.tmp"
+    leftover.mkdir()
+    register(home, "focus", source / "part-000.csv")
+    assert not leftover.exists() and staging.exists()
+
+
+def test_old_dbt_run_targets_are_pruned_to_the_newest_five(tmp_path: Path):
+    target = tmp_path / "target"
+    target.mkdir()
+    (target / "manifest.json").write_text("{}")
+    (target / "compiled").mkdir()  # not a dagster-dbt run folder: never touched
+    now = time.time()
+    runs = []
+    for age_hours in range(2, 10):  # eight runs, two to nine hours old
+        run = target / f"gpu_finops_dbt_models-{age_hours:07x}-abcdef{age_hours}"
+        (run / "run").mkdir(parents=True)
+        (run / "run" / "model.sql").write_text("select 1")
+        for path in (run / "run" / "model.sql", run / "run", run):
+            os.utime(path, (now - age_hours * 3600, now - age_hours * 3600))
+        runs.append(run)
+    docs_run = target / "1a2b3c4"  # a run without a context (docs generate): four and a half hours old
+    docs_run.mkdir()
+    os.utime(docs_run, (now - 4.5 * 3600, now - 4.5 * 3600))
+
+    deleted = prune_run_targets(target, keep=5)
+
+    # Newest first: 2h, 3h, 4h, the docs run (4.5h), 5h are kept; 6h to 9h go.
+    assert sorted(deleted) == sorted(runs[4:])
+    assert sorted(path.name for path in target.iterdir()) == sorted(
+        ["manifest.json", "compiled", docs_run.name, *(run.name for run in runs[:4])]
+    )
+
+
+def test_recent_dbt_run_targets_are_kept_whatever_their_number(tmp_path: Path):
+    """A folder written to in the last hour may be another process's build in progress."""
+    target = tmp_path / "target"
+    for number in range(8):
+        (target / f"gpu_finops_dbt_models-{number:07x}-{number:07x}").mkdir(parents=True)
+    assert prune_run_targets(target, keep=5) == []
+    assert len(list(target.iterdir())) == 8
+
+
+@pytest.mark.parametrize("name", ["gpu_finops_dbt_models-0a6eed4-d19a193", "098c1d9"])
+def test_the_run_folder_names_dagster_dbt_makes_are_recognised(tmp_path: Path, name: str):
+    run = tmp_path / "target" / name
+    run.mkdir(parents=True)
+    os.utime(run, (time.time() - 7200, time.time() - 7200))
+    assert prune_run_targets(tmp_path / "target", keep=0) == [run]

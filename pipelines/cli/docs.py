@@ -8,6 +8,7 @@ import functools
 import http.server
 from pathlib import Path
 
+from pipelines.cli.console import console
 from pipelines.lib.reporting.atomic_files import replaced_atomically
 from pipelines.lib.settings import FinopsHome
 
@@ -28,10 +29,11 @@ def build_docs(home: FinopsHome) -> Path:
     """Generate dbt's static, self-contained docs page into FINOPS_HOME/docs/index.html."""
     from pipelines.lib.transform.dbt import dbt_cli, ensure_manifest, prune_run_targets
 
-    ensure_manifest()
-    prune_run_targets()
-    invocation = dbt_cli().cli(["docs", "generate", "--static"], raise_on_error=True)
-    invocation.wait()
+    with console.detail():
+        ensure_manifest()
+        prune_run_targets()
+        invocation = dbt_cli().cli(["docs", "generate", "--static"], raise_on_error=True)
+        invocation.wait()
     index = home.docs / "index.html"
     page = (invocation.target_path / "static_index.html").read_text(encoding="utf-8")
     with replaced_atomically(index) as (temporary,):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import uuid
 from decimal import Decimal
 from typing import Any
 
@@ -44,7 +45,7 @@ def run_assets(
         dbt_nodes=len(dbt_keys) + len(dbt_checks),
         partitions=partitions,
     )
-    run_id = dg.make_new_run_id()
+    run_id = str(uuid.uuid4())  # known before the run starts, so the progress listener can subscribe to it
     # Dagster's DEBUG events are one per materialized partition: the log file keeps INFO and above.
     loggers = {"loggers": {"console": {"config": {"log_level": CONSOLE_LOG_LEVEL}}}}
     with dg.DagsterInstance.get() as instance:

@@ -44,10 +44,11 @@ def build_docs(home: FinopsHome) -> Path:
 def _bind_template_urls(page: str) -> str:
     """dbt-docs' templates put `{{ … }}` straight into URL attributes (menu icons, the logo), so the browser
     fetches the literal text before AngularJS fills it in: a console error per icon, and from file:// an
-    'unsafe attempt to load URL' each. AngularJS's ng-attr-/ng-src set those attributes once they are bound.
+    'unsafe attempt to load URL' each. AngularJS's ng-attr-/ng-src set those attributes once they are bound (dbt
+    1.11's logo already has ng-src: only a bare ` src=` is rewritten, or it would become a broken `ng-ng-src`).
     The favicon link is an unbuilt `${require(…)}` placeholder: it becomes an empty inline icon."""
     return (
         page.replace('<use xlink:href="{{', '<use ng-attr-xlink:href="{{')
-        .replace('src="{{ logo }}"', 'ng-src="{{ logo }}"')
+        .replace(' src="{{ logo }}"', ' ng-src="{{ logo }}"')
         .replace("href=\"${require('./assets/favicons/favicon.ico')}\"", 'href="data:,"')
     )

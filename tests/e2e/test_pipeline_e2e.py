@@ -20,7 +20,7 @@ from sources.synthetic.demo_common import group_of
 from sources.synthetic.demo_organisation import write_demo_organisation
 from sources.synthetic.demo_telemetry import write_demo_telemetry
 from tests.support import FIXTURES_ROOT
-from tests.support.browser import open_page
+from tests.support.browser import broken_images, open_page
 from tests.support.focus_fixtures import BASE_ROW, focus_rows, write_csv
 from tests.support.focus_validator import validate_focus_file
 from tests.support.warehouse_helpers import query as warehouse_query
@@ -469,6 +469,7 @@ def test_demo_docs_site_loads_clean_and_its_search_finds_fct_buy_vs_rent(demo: t
         screenshot = tmp_path / "docs-fct_buy_vs_rent.png"
         page.screenshot(path=str(screenshot))
         log.assert_clean()
+        assert broken_images(page) == []  # the dbt logo in the header among them
     assert screenshot.stat().st_size > 10_000
     print(f"docs screenshot: {screenshot}")
 

@@ -203,3 +203,15 @@ def test_the_run_folder_names_dagster_dbt_makes_are_recognised(tmp_path: Path, n
     run.mkdir(parents=True)
     os.utime(run, (time.time() - 7200, time.time() - 7200))
     assert prune_run_targets(tmp_path / "target", keep=0) == [run]
+
+
+def test_the_docs_page_keeps_the_dbt_logo_bound():
+    """dbt 1.11's docs template already binds its logo with ng-src; rewriting it again made `ng-ng-src`, an image
+    without a source (the broken logo). The browser check is in the demo's docs test (tests/e2e)."""
+    from dbt.task.docs import DOCS_INDEX_FILE_PATH
+
+    from pipelines.cli.docs import _bind_template_urls
+
+    page = _bind_template_urls(Path(DOCS_INDEX_FILE_PATH).read_text(encoding="utf-8"))
+    assert "ng-ng-src" not in page
+    assert page.count('ng-src="{{ logo }}"') == 1 and ' src="{{ logo }}"' not in page

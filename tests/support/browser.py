@@ -73,3 +73,12 @@ def open_page(path: Path, *, width: int = 1280, height: int = 900) -> Iterator[t
             yield page, log
         finally:
             browser.close()
+
+
+def broken_images(page) -> list[str]:
+    """The images of a loaded page that did not load (a broken-image icon), as their alt text or source."""
+    return page.evaluate(
+        """() => [...document.images]
+            .filter(image => image.complete && image.naturalWidth === 0)
+            .map(image => image.alt || image.getAttribute('src') || image.outerHTML)"""
+    )

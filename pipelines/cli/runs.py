@@ -34,11 +34,15 @@ def run_assets(
     from pipelines.defs.transform.dbt import gpu_finops_dbt_models
 
     definitions = defs()
-    job = definitions.resolve_implicit_global_asset_job_def()
     graph = definitions.resolve_asset_graph()
-    keys = selection.resolve(graph)
+    keys, checks = selection.resolve(graph), selection.resolve_checks(graph)
+    # The checks are chosen with the assets: given only asset keys, a run would take every check on them, the
+    # dbt source tests on a price table too, and start dbt for them.
+    job = definitions.resolve_implicit_global_asset_job_def().get_subset(
+        asset_selection=keys, asset_check_selection=checks
+    )
     dbt_keys = keys & gpu_finops_dbt_models.keys
-    dbt_checks = {check for check in gpu_finops_dbt_models.check_keys if check.asset_key in keys}
+    dbt_checks = checks & gpu_finops_dbt_models.check_keys
     progress = RunProgress(
         label,
         dbt_step=gpu_finops_dbt_models.op.name if dbt_keys else None,
@@ -54,7 +58,6 @@ def run_assets(
         with progress.ticking(), console.detail():
             result = job.execute_in_process(
                 instance=instance,
-                asset_selection=list(keys),
                 raise_on_error=False,
                 run_config=loggers | (run_config or {}),
                 run_id=run_id,

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import shutil
 import subprocess
+import sys
 import tempfile
 from collections import Counter, defaultdict
 from decimal import ROUND_HALF_UP, Decimal
@@ -16,6 +18,7 @@ import pytest
 
 from pipelines.cli import main
 from pipelines.lib.ingest.billing_sources import SOURCES_BY_NAME
+from pipelines.lib.settings import PROJECT_ROOT
 from sources.synthetic.demo_common import group_of
 from sources.synthetic.demo_organisation import write_demo_organisation
 from sources.synthetic.demo_telemetry import write_demo_telemetry
@@ -232,13 +235,43 @@ def test_ingest_to_marts_docs_sql_export_and_a_rejected_file(
 
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
-    """One `gpu-finops demo --seed 7` shared by the demo checks, and the generator's totals for seed 7."""
+    """One `gpu-finops demo --seed 7` shared by the demo checks, and the generator's totals for seed 7.
+
+    It runs as its own process with stdout a pipe, as under CI or cron; what it printed is kept beside the home.
+    """
     root = tmp_path_factory.mktemp("demo")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("FINOPS_HOME", str(root / "finops"))
-        assert main(["demo", "--seed", "7"]) == 0
+    env = {key: value for key, value in os.environ.items() if key not in ("DAGSTER_HOME", "FINOPS_WAREHOUSE")}
+    env["FINOPS_HOME"] = str(root / "finops")
+    demo_run = subprocess.run(
+        [sys.executable, "-m", "pipelines.cli", "demo", "--seed", "7"],
+        cwd=PROJECT_ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=3600,
+    )
+    (root / "demo-output.txt").write_text(demo_run.stdout)
+    assert demo_run.returncode == 0, demo_run.stdout[-5000:]
     write_demo_organisation(root / "expected", seed=7)
     return root / "finops", json.loads((root / "expected" / "expected_totals.json").read_text())
+
+
+def test_demo_output_fits_on_a_screen_and_ends_with_the_summary(demo: tuple[Path, dict]):
+    """Not a terminal: one line per phase, none twice (no line per partition or per dbt test), no Dagster or dbt
+    log line; the summary and the report come last, then the log file, which holds Dagster's and dbt's logs."""
+    home, _ = demo
+    lines = (home.parent / "demo-output.txt").read_text().splitlines()
+    assert len(lines) <= 40, "\n".join(lines)
+    assert [line for line in lines if line.strip() and lines.count(line) > 1] == []
+    assert not [line for line in lines if " - dagster - " in line or "Running with dbt" in line or "\r" in line]
+    assert any(line.startswith("GPU FinOps summary") for line in lines)
+    assert lines[-2].startswith("Report: ")
+    (log,) = (home / "logs").glob("*-demo.log")
+    assert lines[-1] == f"Details (Dagster's and dbt's logs): {log}"
+    text = log.read_text()
+    assert " - dagster - INFO - " in text and "Running with dbt" in text
+    assert "This test was not included in Dagster's asset check selection" not in text
 
 
 def test_demo_loads_every_billing_source_of_the_organisation(demo: tuple[Path, dict]):

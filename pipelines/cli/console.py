@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import re
 import sys
 import threading
 import time
@@ -50,13 +51,19 @@ class Console:
     verbose: bool = False
     _status: str = ""
     _named: bool = False
+    _screen: IO[str] | None = None
     _status_width: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     @property
+    def screen(self) -> IO[str]:
+        """The terminal's stdout, also while `detail` sends Python's stdout to the log file."""
+        return self._screen or sys.stdout
+
+    @property
     def live(self) -> bool:
         """A status line is drawn only on a terminal, and not under --verbose (the log lines would tear it)."""
-        return not self.verbose and sys.stdout.isatty()
+        return not self.verbose and self.screen.isatty()
 
     def status(self, text: str) -> None:
         """Rewrite the status line (terminal only)."""
@@ -65,29 +72,34 @@ class Console:
         with self._lock:
             self._status = text
             width = max(self._status_width, len(text))
-            sys.stdout.write("\r" + text.ljust(width))
-            sys.stdout.flush()
+            self.screen.write("\r" + text.ljust(width))
+            self.screen.flush()
             self._status_width = len(text)
 
     def clear_status(self) -> None:
         if not self.live or not self._status_width:
             return
         with self._lock:
-            sys.stdout.write("\r" + " " * self._status_width + "\r")
-            sys.stdout.flush()
+            self.screen.write("\r" + " " * self._status_width + "\r")
+            self.screen.flush()
             self._status, self._status_width = "", 0
 
     @contextlib.contextmanager
     def detail(self) -> Iterator[None]:
-        """Inside, everything written to stderr (Dagster's console log, dbt, stack traces) goes to the log file,
-        and to the screen too with --verbose."""
+        """Inside, what Python writes to stdout and stderr (Dagster's console log, dbt's output that dagster-dbt
+        echoes, stack traces) goes to the log file, and to the screen too with --verbose."""
         if self.log is None:
             yield
             return
+        self._screen = sys.stdout
         with self.log.open("a", encoding="utf-8") as log:
-            stream: IO[str] = _Tee(log, sys.stderr) if self.verbose else log
-            with contextlib.redirect_stderr(stream):
-                yield
+            out: IO[str] = _Tee(log, sys.stdout) if self.verbose else log
+            err: IO[str] = _Tee(log, sys.stderr) if self.verbose else log
+            try:
+                with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                    yield
+            finally:
+                self._screen = None
 
     def name_log(self, label: str = "Details (Dagster's and dbt's logs)", file: IO[str] | None = None) -> None:
         """Where the detail is, once per command, when anything was logged (the last line, unless said before)."""
@@ -131,6 +143,7 @@ class RunProgress:
     materialized: int = 0
     dbt_done: int = 0
     warnings: Counter[str] = field(default_factory=Counter)
+    examples: dict[str, set[str]] = field(default_factory=dict)
     _ticker: threading.Event = field(default_factory=threading.Event)
 
     def on_event(self, entry: Any) -> None:
@@ -140,7 +153,9 @@ class RunProgress:
         event = entry.dagster_event
         if event is None:
             if entry.level >= logging.WARNING:
-                self.warnings[_first_line(entry.user_message)] += 1
+                message = _first_line(entry.user_message)
+                self.warnings[_shape(message)] += 1
+                self.examples.setdefault(_shape(message), set()).add(message)
             return
         kind = event.event_type_value
         step = event.step_key or ""
@@ -185,10 +200,25 @@ class RunProgress:
             self.draw()
 
     def report_warnings(self) -> None:
-        """Each warning logged during the run, once, with how many times it was logged (to stderr)."""
-        for message, times in self.warnings.items():
-            repeated = f" ({times} times)" if times > 1 else ""
-            print(f"warning: {message}{repeated}", file=sys.stderr)
+        """Each kind of warning logged during the run once, with how often it was logged (to stderr).
+
+        Warnings that differ only in a quoted name or a date (one per partition, per dbt test) are one kind.
+        """
+        for shape, times in self.warnings.items():
+            examples = sorted(self.examples[shape])
+            if len(examples) > 1:
+                repeated = f" (and {times - 1} more like it; all in the log file)"
+            else:
+                repeated = f" ({times} times)" if times > 1 else ""
+            print(f"warning: {examples[0]}{repeated}", file=sys.stderr)
+
+
+_VARYING = re.compile(r"`[^`]*`|'[^']*'|\d{4}-\d{2}-\d{2}")
+"""What differs between warnings of one kind: quoted names (a dbt test, an asset) and dates (a partition)."""
+
+
+def _shape(message: str) -> str:
+    return _VARYING.sub("…", message)
 
 
 def _first_line(message: str) -> str:

@@ -271,7 +271,7 @@ def test_demo_output_fits_on_a_screen_and_ends_with_the_summary(demo: tuple[Path
     assert lines[-1] == f"Details (Dagster's and dbt's logs): {log}"
     text = log.read_text()
     assert " - dagster - INFO - " in text and "Running with dbt" in text
-    assert "This test was not included in Dagster's asset check selection" not in text
+    assert text.count("This test was not included in Dagster's asset check selection") <= 5  # audit.loads' tests
 
 
 def test_demo_loads_every_billing_source_of_the_organisation(demo: tuple[Path, dict]):

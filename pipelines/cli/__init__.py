@@ -38,6 +38,9 @@ LOGGED_COMMANDS = {"demo", "ingest", "prices refresh", "generate", "docs", "repo
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
+    # Line by line also into a pipe (CI, cron), so each phase shows when it is done, not at exit.
+    if hasattr(sys.stdout, "reconfigure"):
+        sys.stdout.reconfigure(line_buffering=True)
     home = finops_home().ensure()
     command = _command_name(args)
     if command in LOGGED_COMMANDS:

@@ -206,11 +206,11 @@ class RunProgress:
         """
         for shape, times in self.warnings.items():
             examples = sorted(self.examples[shape])
-            if len(examples) > 1:
-                repeated = f" (and {times - 1} more like it; all in the log file)"
-            else:
-                repeated = f" ({times} times)" if times > 1 else ""
-            print(f"warning: {examples[0]}{repeated}", file=sys.stderr)
+            line = f"warning: {examples[0]}"
+            if times > 1:
+                line += f" (and {times - 1} more like it" if len(examples) > 1 else f" ({times} times"
+                line += "; details in the log file)"
+            print(line, file=sys.stderr)
 
 
 _VARYING = re.compile(r"`[^`]*`|'[^']*'|\d{4}-\d{2}-\d{2}")
@@ -222,8 +222,6 @@ def _shape(message: str) -> str:
 
 
 def _first_line(message: str) -> str:
+    """A warning's first line (the rest, such as a stack trace, is in the log file)."""
     lines = [line for line in (message or "").strip().splitlines() if line.strip()]
-    if not lines:
-        return "(empty message)"
-    more = " … (the rest in the log file)" if len(lines) > 1 else ""
-    return lines[0].strip() + more
+    return lines[0].strip() if lines else "(empty message)"

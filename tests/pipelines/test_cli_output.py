@@ -218,3 +218,37 @@ def test_the_docs_page_keeps_the_dbt_logo_bound():
     page = _bind_template_urls(Path(DOCS_INDEX_FILE_PATH).read_text(encoding="utf-8"))
     assert "ng-ng-src" not in page
     assert page.count('ng-src="{{ logo }}"') == 1 and ' src="{{ logo }}"' not in page
+
+
+def test_warnings_of_one_kind_are_printed_once_with_their_count(capsys: pytest.CaptureFixture[str]):
+    """As a run's event log delivers them: one warning per partition day, one repeated verbatim, one info."""
+    import logging
+
+    from dagster import EventLogEntry
+
+    from pipelines.cli.console import RunProgress
+
+    progress = RunProgress("test")
+
+    def log(level: int, message: str) -> None:
+        progress.on_event(
+            EventLogEntry(
+                error_info=None,
+                level=level,
+                user_message=message,
+                run_id="r",
+                timestamp=time.time(),
+                dagster_event=None,
+            )
+        )
+
+    for day in range(1, 32):
+        log(logging.WARNING, f"2026-10-{day:02}: no GPU metrics for host 'gpu-{day % 3}'\nTraceback: …")
+    for _ in range(3):
+        log(logging.WARNING, "the ECB snapshot is 5 days old")
+    log(logging.INFO, "loaded 6 query_range answers")
+    progress.report_warnings()
+    assert capsys.readouterr().err.splitlines() == [
+        "warning: 2026-10-01: no GPU metrics for host 'gpu-1' (and 30 more like it; details in the log file)",
+        "warning: the ECB snapshot is 5 days old (3 times; details in the log file)",
+    ]

@@ -57,7 +57,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # A table the command reads is missing: the models were never built in this warehouse.
         print(
             f"error: {str(exc).strip().splitlines()[0]}. The models are not built in {home.warehouse}: "
-            "run `gpu-finops demo`, or `gpu-finops ingest PATH --rebuild` to build them",
+            "run `gpu-finops demo`, or `gpu-finops ingest --rebuild` to build them",
             file=sys.stderr,
         )
         return 2
@@ -104,14 +104,20 @@ def _parser() -> argparse.ArgumentParser:
         "ingest", help="load billing files or folders, then rebuild what depends on them (once, if anything is new)"
     )
     ingest.add_argument(
-        "paths", type=Path, nargs="+", metavar="PATH", help="a billing export file, or a folder holding one delivery"
+        "paths",
+        type=Path,
+        nargs="*",
+        metavar="PATH",
+        help="a billing export file, or a folder holding one delivery (none with --rebuild: only rebuild the models)",
     )
     ingest.add_argument(
         "--source",
         choices=sorted(SOURCES_BY_NAME),
         help="the export format of every PATH (default: recognised from each file's header or folder's manifest)",
     )
-    ingest.add_argument("--rebuild", action="store_true", help="rebuild the models even when nothing new was loaded")
+    ingest.add_argument(
+        "--rebuild", action="store_true", help="rebuild the models even when nothing new was loaded (or no PATH given)"
+    )
     ingest.set_defaults(handler=ingest_command)
 
     sql = commands.add_parser("sql", help="run a read-only SQL query against the warehouse")

@@ -137,6 +137,7 @@ class RunProgress:
     dbt_step: str | None = None
     dbt_nodes: int = 0
     partitions: int = 0
+    steps: int = 0
     started: float = field(default_factory=time.monotonic)
     steps_done: int = 0
     step: str = ""
@@ -170,7 +171,8 @@ class RunProgress:
         self.draw()
 
     def draw(self) -> None:
-        parts = [f"{self.label}: {self.steps_done} steps done"]
+        of_steps = f" of {self.steps}" if self.steps else ""
+        parts = [f"{self.label}: {self.steps_done}{of_steps} steps done"]
         if self.partitions:
             parts.append(f"{self.materialized} of {self.partitions} partitions loaded")
         if self.dbt_nodes and (self.dbt_done or self.step == (self.dbt_step or "").replace("__", "/")):

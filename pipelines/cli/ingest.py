@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
-from pipelines.cli.runs import execute, print_deliveries
+from pipelines.cli.runs import build_models, execute, print_deliveries
 from pipelines.lib.ingest.billing_sources import SOURCES_BY_NAME
 from pipelines.lib.operations import signals
 from pipelines.lib.settings import FinopsHome
@@ -13,9 +14,14 @@ from pipelines.lib.transform.builds import owed_build
 
 def ingest(home: FinopsHome, args: argparse.Namespace) -> int:
     from pipelines.lib.ingest.landing import register
-    from pipelines.lib.transform.asset_selections import load_selection, transform_selection
+    from pipelines.lib.transform.asset_selections import load_selection
     from sources.common.detect import detect_source
 
+    if not args.paths:
+        if not args.rebuild:
+            print("error: give a PATH to load, or --rebuild to rebuild the models from what is loaded", file=sys.stderr)
+            return 2
+        return 0 if build_models("run `gpu-finops ingest --rebuild` again") else 1
     deliveries = []
     for path in args.paths:
         source = args.source
@@ -39,9 +45,7 @@ def ingest(home: FinopsHome, args: argparse.Namespace) -> int:
     if owed:
         print(f"Rebuilding the models: {owed}.")
     if ok and (args.rebuild or loaded or owed):
-        signals.progress.start("model build (the next `gpu-finops ingest` rebuilds)")
-        _, ok = execute(transform_selection(), "dbt build")
-        signals.progress.finish("models built" if ok else "model build failed")
+        ok = build_models("the next `gpu-finops ingest` rebuilds")
     elif ok:
         # Rebuilding would change nothing, and a rejected delivery leaves the warehouse as it was.
         print("Nothing new was loaded, so the models were not rebuilt (--rebuild forces it).")

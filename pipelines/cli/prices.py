@@ -9,7 +9,7 @@ from datetime import UTC, date, datetime
 from typing import Any
 
 from pipelines.cli.console import console
-from pipelines.cli.runs import execute, run_assets
+from pipelines.cli.runs import build_models, run_assets
 from pipelines.lib.operations import signals
 from pipelines.lib.operations.outages import failure_line
 from pipelines.lib.settings import FinopsHome
@@ -17,8 +17,6 @@ from pipelines.lib.transform.asset_selections import group_loads
 
 
 def prices_refresh(home: FinopsHome, args: argparse.Namespace) -> int:
-    from pipelines.lib.transform.asset_selections import transform_selection
-
     if args.offline:
         os.environ["FINOPS_OFFLINE"] = "1"
     last = args.date or datetime.now(UTC).date()
@@ -36,16 +34,12 @@ def prices_refresh(home: FinopsHome, args: argparse.Namespace) -> int:
     else:
         # The marts that read prices (the price index, buy vs rent) also read billing and the seeds: every model
         # is built, as after an ingest, so a new warehouse gets them all.
-        signals.progress.start(f"model build ({REBUILD_HINT})")
-        print("Building the models that read prices (marts.fct_gpu_price_index and the rest) …", flush=True)
-        _, built = execute(transform_selection(), "dbt build")
-        signals.progress.finish("models built" if built else "model build failed")
-        print("Models built." if built else "The model build failed (see above).")
-        ok = ok and built
+        print("Building the models that read prices (marts.fct_gpu_price_index and the rest) …")
+        ok = build_models(REBUILD_HINT) and ok
     return 0 if ok else 1
 
 
-REBUILD_HINT = "Prices loaded; the price marts are rebuilt by `gpu-finops ingest --rebuild` or the daily run."
+REBUILD_HINT = "Prices loaded; `gpu-finops ingest --rebuild` (or the daily run) rebuilds the price marts."
 
 
 def refresh_prices(first: date, last: date, *, per_feed: bool = True) -> tuple[int, bool]:

@@ -48,6 +48,7 @@ def run_assets(
         dbt_step=gpu_finops_dbt_models.op.name if dbt_keys else None,
         dbt_nodes=len(dbt_keys) + len(dbt_checks),
         partitions=partitions,
+        steps=len(job.graph.node_dict),
     )
     run_id = str(uuid.uuid4())  # known before the run starts, so the progress listener can subscribe to it
     # Dagster's DEBUG events are one per materialized partition: the log file keeps INFO and above.
@@ -91,6 +92,18 @@ def execute(selection: Any, label: str, dbt_vars: dict[str, str] | None = None) 
             if not check.passed:
                 print(f"failed check: {check.asset_key.to_user_string()} {check.check_name}", file=sys.stderr)
     return deliveries, result.success
+
+
+def build_models(next_time: str) -> bool:
+    """Every model, seed and test in one dbt build (see `transform_selection`); `next_time` says, if a signal
+    stops it, what rebuilds them later."""
+    from pipelines.lib.transform.asset_selections import transform_selection
+
+    signals.progress.start(f"model build ({next_time})")
+    _, built = execute(transform_selection(), "dbt build")
+    signals.progress.finish("models built" if built else "model build failed")
+    print("Models built." if built else "The model build failed (see above).")
+    return built
 
 
 def print_failures(result: Any) -> None:

@@ -72,6 +72,12 @@ def test_a_command_on_a_missing_warehouse_names_the_command_to_run_first(tmp_pat
     assert "Traceback" not in result.stderr
 
 
+def test_ingest_without_a_path_asks_for_one_or_rebuild(tmp_path: Path):
+    result = _cli(tmp_path / "home", "ingest")
+    assert result.returncode == 2
+    assert result.stderr.strip() == "error: give a PATH to load, or --rebuild to rebuild the models from what is loaded"
+
+
 def test_prices_refresh_on_a_new_home_builds_the_price_index_quietly(tmp_path: Path):
     """One offline refresh of 31 October 2026 into an empty FINOPS_HOME, output not a terminal (as under cron).
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
 import re
 import sys
 import threading
@@ -69,7 +70,7 @@ class Console:
         """Rewrite the status line (terminal only)."""
         if not self.live:
             return
-        with self._lock:
+        with self._lock, contextlib.suppress(ValueError, OSError):  # the screen stream closed as a run ended
             self._status = text
             width = max(self._status_width, len(text))
             self.screen.write("\r" + text.ljust(width))
@@ -79,27 +80,33 @@ class Console:
     def clear_status(self) -> None:
         if not self.live or not self._status_width:
             return
-        with self._lock:
+        with self._lock, contextlib.suppress(ValueError, OSError):
             self.screen.write("\r" + " " * self._status_width + "\r")
             self.screen.flush()
             self._status, self._status_width = "", 0
 
     @contextlib.contextmanager
     def detail(self) -> Iterator[None]:
-        """Inside, what Python writes to stdout and stderr (Dagster's console log, dbt's output that dagster-dbt
-        echoes, stack traces) goes to the log file, and to the screen too with --verbose."""
+        """Inside, everything written to stdout and stderr goes to the log file (and with --verbose to the screen
+        too): Dagster's console log, dbt's output that dagster-dbt echoes, stack traces, and, at the level of the
+        file descriptors, what native code prints itself (DuckDB's progress bar on a query of over 2 s)."""
         if self.log is None:
             yield
             return
-        self._screen = sys.stdout
-        with self.log.open("a", encoding="utf-8") as log:
-            out: IO[str] = _Tee(log, sys.stdout) if self.verbose else log
-            err: IO[str] = _Tee(log, sys.stderr) if self.verbose else log
+        with self.log.open("a", encoding="utf-8") as log, contextlib.ExitStack() as stack:
+            if self.verbose:
+                self._screen = sys.stdout
+                out: IO[str] = _Tee(log, sys.stdout)
+                err: IO[str] = _Tee(log, sys.stderr)
+            else:
+                self._screen = stack.enter_context(_descriptors_to(log))
+                out = err = log
             try:
                 with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
                     yield
             finally:
-                self._screen = None
+                with self._lock:
+                    self._screen = None
 
     def name_log(self, label: str = "Details (Dagster's and dbt's logs)", file: IO[str] | None = None) -> None:
         """Where the detail is, once per command, when anything was logged (the last line, unless said before)."""
@@ -107,6 +114,32 @@ class Console:
             return
         self._named = True
         print(f"{label}: {self.log}", file=file or sys.stdout)
+
+
+@contextlib.contextmanager
+def _descriptors_to(log: IO[str]) -> Iterator[IO[str]]:
+    """File descriptors 1 and 2 point at `log` inside, restored after; yields a stream to the screen's stdout."""
+    try:
+        targets = [sys.__stdout__.fileno(), sys.__stderr__.fileno()]
+    except (AttributeError, OSError, ValueError):  # no real descriptors (embedded, or replaced streams)
+        yield sys.stdout
+        return
+    for stream in (sys.stdout, sys.stderr):
+        stream.flush()
+    saved = [os.dup(target) for target in targets]
+    screen = os.fdopen(os.dup(saved[0]), "w", encoding="utf-8")
+    try:
+        for target in targets:
+            os.dup2(log.fileno(), target)
+        yield screen
+    finally:
+        for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__, log):
+            with contextlib.suppress(ValueError, AttributeError):
+                stream.flush()
+        for target, copy in zip(targets, saved, strict=True):
+            os.dup2(copy, target)
+            os.close(copy)
+        screen.close()
 
 
 console = Console()
@@ -215,8 +248,9 @@ class RunProgress:
             print(line, file=sys.stderr)
 
 
-_VARYING = re.compile(r"`[^`]*`|'[^']*'|\d{4}-\d{2}-\d{2}")
-"""What differs between warnings of one kind: quoted names (a dbt test, an asset) and dates (a partition)."""
+_VARYING = re.compile(r"`[^`]*`|'[^']*'|\d{4}-\d{2}-\d{2}|\b\w+__\w+\b")
+"""What differs between warnings of one kind: quoted names (a dbt test, an asset), dates (a partition) and
+Dagster step keys (`prices__aws_spot_delivery_is_fresh`: a check skipped because its asset failed)."""
 
 
 def _shape(message: str) -> str:

@@ -50,7 +50,6 @@ class Console:
 
     log: Path | None = None
     verbose: bool = False
-    _status: str = ""
     _named: bool = False
     _screen: IO[str] | None = None
     _status_width: int = 0
@@ -71,7 +70,6 @@ class Console:
         if not self.live:
             return
         with self._lock, contextlib.suppress(ValueError, OSError):  # the screen stream closed as a run ended
-            self._status = text
             width = max(self._status_width, len(text))
             self.screen.write("\r" + text.ljust(width))
             self.screen.flush()
@@ -83,7 +81,7 @@ class Console:
         with self._lock, contextlib.suppress(ValueError, OSError):
             self.screen.write("\r" + " " * self._status_width + "\r")
             self.screen.flush()
-            self._status, self._status_width = "", 0
+            self._status_width = 0
 
     @contextlib.contextmanager
     def detail(self) -> Iterator[None]:

@@ -114,6 +114,8 @@ def connect(path: Path, *, read_only: bool = False) -> Iterator[duckdb.DuckDBPyC
             "writers queue in the duckdb_writer concurrency pool."
         ) from exc
     try:
+        # DuckDB draws a progress bar on the terminal itself for a query over 2 s, past the CLI's quiet output.
+        con.execute("SET enable_progress_bar = false")
         yield con
     finally:
         con.close()

@@ -162,10 +162,12 @@ def test_the_schedules_and_sensors_are_running(dagster: Dagster):
     with open_url(f"{dagster.url}/automation", allowed=(dagster.url,), height=1200) as (page, log):
         skip_welcome(page)
         for name in sorted(AUTOMATIONS):
-            row = page.get_by_role("row").filter(has=page.get_by_text(name, exact=True))
-            row.wait_for(timeout=60_000)
-            toggle = row.get_by_role("checkbox").last
-            assert toggle.is_checked(), f"{name} is not running"
+            # The list item: the nearest element around the name with both its checkboxes (select, then on/off).
+            item = page.get_by_text(name, exact=True).locator(
+                "xpath=ancestor::div[count(.//input[@type='checkbox']) = 2][1]"
+            )
+            item.wait_for(timeout=60_000)
+            assert item.locator("input[type=checkbox]").nth(1).is_checked(), f"{name} is not running"
         assert log.network == []
 
 
@@ -205,10 +207,12 @@ def test_a_price_partition_materializes_and_its_checks_show(dagster: Dagster, la
         late = datetime.now(UTC).date().isoformat() > PRICE_DAY
         for check, status in (("delivery_is_fresh", "Failed" if late else "Succeeded"),
                               ("load_passes_quality_suite", "Succeeded")):  # fmt: skip
-            entry = page.get_by_role("link").filter(has=page.get_by_text(check, exact=True))
-            entry.first.wait_for(timeout=60_000)
-            assert status in entry.first.inner_text(), entry.first.inner_text()
+            name = page.get_by_text(check, exact=True).first
+            name.wait_for(timeout=60_000)
+            entry = name.locator("xpath=ancestor::div[contains(., 'Succeeded') or contains(., 'Failed')][1]")
+            assert status in entry.inner_text(), entry.inner_text()
 
-        page.goto(f"{dagster.url}/assets/{'/'.join(PRICE_ASSET)}?view=partitions")
-        page.get_by_text(PRICE_DAY, exact=True).first.wait_for(timeout=60_000)
+        page.goto(f"{dagster.url}/assets/{'/'.join(PRICE_ASSET)}?view=partitions&partition={PRICE_DAY}")
+        page.get_by_text("Materialized (1)", exact=True).wait_for(timeout=60_000)
+        page.get_by_text(launched["price_run"][:8]).first.wait_for(timeout=60_000)
         assert log.network == []

@@ -149,11 +149,13 @@ def test_the_asset_graph_shows_every_group_with_its_assets(dagster: Dagster):
         for group in expected:
             page.get_by_text(group, exact=True).first.wait_for(timeout=60_000)
         for group, keys in expected.items():
-            # Each group's list view: one row per asset, `raw / focus_cost_and_usage`.
+            # Each group's list view: one row per asset, `raw / focus_cost_and_usage` (a long name is shown cut in
+            # the middle; the row keeps it whole in an element that measures it). Tall enough to render every row.
             page.goto(f"{dagster.url}/locations/{LOCATION}/asset-groups/{group}/list")
             page.set_viewport_size({"width": 1600, "height": 400 + 90 * len(keys)})
             for key in sorted(keys):
-                page.get_by_text(key.replace("/", " / "), exact=True).first.wait_for(timeout=60_000)
+                name = page.get_by_text(key.replace("/", " / "), exact=True).first
+                name.wait_for(state="attached", timeout=60_000)
         assert log.network == [], f"the UI asked the network for {log.network}"
         assert log.page_errors == []
 

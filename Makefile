@@ -80,8 +80,8 @@ format: install
 	$(BIN)/ruff format .
 
 # Both Dagster targets first install the instance's dagster.yaml into FINOPS_HOME/dagster (SQLite storage, or
-# PostgreSQL when DAGSTER_PG_HOST is set: pipelines/lib/operations/instance.py).
-DAGSTER_ENV := export FINOPS_HOME=$${FINOPS_HOME:-$(CURDIR)/data}; export DAGSTER_HOME=$$FINOPS_HOME/dagster; \
+# PostgreSQL when DAGSTER_PG_HOST is set: pipelines/lib/operations/instance.py). Dagster needs DAGSTER_HOME absolute.
+DAGSTER_ENV := export FINOPS_HOME=$$(realpath -m $${FINOPS_HOME:-$(CURDIR)/data}); export DAGSTER_HOME=$$FINOPS_HOME/dagster; \
 	$(BIN)/python -m pipelines.lib.operations.instance
 
 ui: install  ## the Dagster UI (and its schedule and sensor daemon) on http://localhost:3000, for development

@@ -161,6 +161,8 @@ def test_the_asset_graph_shows_every_group_with_its_assets(dagster: Dagster):
 
 
 def test_the_schedules_and_sensors_are_running(dagster: Dagster):
+    from playwright.sync_api import expect
+
     with open_url(f"{dagster.url}/automation", allowed=(dagster.url,), height=1200) as (page, log):
         skip_welcome(page)
         for name in sorted(AUTOMATIONS):
@@ -169,7 +171,8 @@ def test_the_schedules_and_sensors_are_running(dagster: Dagster):
                 "xpath=ancestor::div[count(.//input[@type='checkbox']) = 2][1]"
             )
             item.wait_for(timeout=60_000)
-            assert item.locator("input[type=checkbox]").nth(1).is_checked(), f"{name} is not running"
+            # The switch shows the instigator's state once the page has loaded it: wait for it to read "on".
+            expect(item.locator("input[type=checkbox]").nth(1), f"{name} is not running").to_be_checked(timeout=60_000)
         assert log.network == []
 
 

@@ -67,6 +67,7 @@ class Dagster:
     port: int
     home: FinopsHome
     log: Path
+    price_run: str
 
     def runs(self, **filter: object) -> list[dict]:
         return graphql(self.port, RUNS, {"filter": filter})["runsOrError"]["results"]
@@ -91,6 +92,25 @@ def snapshot_groups() -> dict[str, set[str]]:
     return groups
 
 
+def start_runs(port: int, home: FinopsHome) -> str:
+    """Drop the delivery and launch the price partition at once (their runs share the duckdb_writer pool); the
+    price run's id."""
+    register(home, DELIVERY.source, DELIVERY.path)
+    params = {
+        "selector": {
+            "repositoryLocationName": LOCATION,
+            "repositoryName": "__repository__",
+            "jobName": "prices_daily",
+            "assetSelection": [{"path": list(PRICE_ASSET)}],
+        },
+        "executionMetadata": {"tags": [{"key": "dagster/partition", "value": PRICE_DAY}]},
+        "mode": "default",
+    }
+    answer = graphql(port, LAUNCH, {"params": params})["launchRun"]
+    assert answer["__typename"] == "LaunchRunSuccess", answer
+    return answer["run"]["runId"]
+
+
 @pytest.fixture(scope="module")
 def dagster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Dagster]:
     root = tmp_path_factory.mktemp("dagster-ui")
@@ -103,28 +123,10 @@ def dagster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Dagster]:
     try:
         url = f"http://127.0.0.1:{port}"
         wait_for("webserver", lambda: answers(f"{url}/server_info"), within=300, log=log)
-        yield Dagster(url=url, port=port, home=home, log=log)
+        # The runs start first and go on while the browser looks at the graph and the automations.
+        yield Dagster(url=url, port=port, home=home, log=log, price_run=start_runs(port, home))
     finally:
         stop_group(server)
-
-
-@pytest.fixture(scope="module")
-def launched(dagster: Dagster) -> dict[str, str]:
-    """The delivery dropped and the price partition launched at once: their runs share the duckdb_writer pool."""
-    register(dagster.home, DELIVERY.source, DELIVERY.path)
-    params = {
-        "selector": {
-            "repositoryLocationName": LOCATION,
-            "repositoryName": "__repository__",
-            "jobName": "prices_daily",
-            "assetSelection": [{"path": list(PRICE_ASSET)}],
-        },
-        "executionMetadata": {"tags": [{"key": "dagster/partition", "value": PRICE_DAY}]},
-        "mode": "default",
-    }
-    answer = graphql(dagster.port, LAUNCH, {"params": params})["launchRun"]
-    assert answer["__typename"] == "LaunchRunSuccess", answer
-    return {"price_run": answer["run"]["runId"]}
 
 
 def skip_welcome(page) -> None:
@@ -176,14 +178,14 @@ def test_the_schedules_and_sensors_are_running(dagster: Dagster):
         assert log.network == []
 
 
-def test_a_delivery_dropped_in_the_landing_zone_is_loaded_by_a_sensor_run(dagster: Dagster, launched: dict):
+def test_a_delivery_dropped_in_the_landing_zone_is_loaded_by_a_sensor_run(dagster: Dagster):
     def sensor_run() -> dict | None:
         runs = dagster.runs(tags=[{"key": "dagster/sensor_name", "value": "landing_sensor"}])
         return runs[0] if runs else None
 
     run = wait_for("run started by landing_sensor", sensor_run, within=120, log=dagster.log)
     assert run["jobName"] == f"load_{DELIVERY.source}"
-    assert dagster.finished(run["runId"], within=600) == "SUCCESS"
+    assert dagster.finished(run["runId"], within=900) == "SUCCESS"
 
     with open_url(f"{dagster.url}/runs/{run['runId']}", allowed=(dagster.url,)) as (page, log):
         skip_welcome(page)
@@ -199,8 +201,8 @@ def test_a_delivery_dropped_in_the_landing_zone_is_loaded_by_a_sensor_run(dagste
     assert sum(dict(found).values()) > Decimal(0)
 
 
-def test_a_price_partition_materializes_and_its_checks_show(dagster: Dagster, launched: dict):
-    assert dagster.finished(launched["price_run"], within=600) == "SUCCESS"
+def test_a_price_partition_materializes_and_its_checks_show(dagster: Dagster):
+    assert dagster.finished(dagster.price_run, within=900) == "SUCCESS"
 
     with open_url(f"{dagster.url}/assets/{'/'.join(PRICE_ASSET)}?view=checks", allowed=(dagster.url,), height=1000) as (
         page,
@@ -219,5 +221,5 @@ def test_a_price_partition_materializes_and_its_checks_show(dagster: Dagster, la
 
         page.goto(f"{dagster.url}/assets/{'/'.join(PRICE_ASSET)}?view=partitions&partition={PRICE_DAY}")
         page.get_by_text("Materialized (1)", exact=True).wait_for(timeout=60_000)
-        page.get_by_text(launched["price_run"][:8]).first.wait_for(timeout=60_000)
+        page.get_by_text(dagster.price_run[:8]).first.wait_for(timeout=60_000)
         assert log.network == []

@@ -117,7 +117,12 @@ def dagster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Dagster]:
     home = FinopsHome(root / "home")
     port = free_port()
     log = root / "serve.log"
-    env = {name: value for name, value in os.environ.items() if not name.startswith(("DAGSTER_", "FINOPS_"))}
+    # Not the settings of the test's own environment, nor those of a `make` it runs under (`make test-all`).
+    env = {
+        name: value
+        for name, value in os.environ.items()
+        if not name.startswith(("DAGSTER_", "FINOPS_")) and name not in {"MAKEFLAGS", "MFLAGS", "MAKELEVEL"}
+    }
     env |= {"FINOPS_HOME": str(home.root), "FINOPS_OFFLINE": "1", "DAGSTER_UI_PORT": str(port)}
     server = start_group(["make", "-s", "serve"], env, log)
     try:

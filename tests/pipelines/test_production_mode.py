@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from datetime import UTC, datetime, timedelta
@@ -134,7 +135,8 @@ def test_the_daily_schedule_runs_unattended_through_the_daemons_queue_on_postgre
         tags = dict(postgres.query("select key, value from run_tags where run_id = %s", run_id))
         assert tags["dagster/schedule_name"] == "daily_refresh_schedule"
         assert tags["dagster/run_key"].startswith("daily_refresh:")
-        # Through the run queue: enqueued by the scheduler, dequeued and launched by the daemon.
+        # Through the run queue: enqueued when the scheduler submitted it, launched (STARTING) by the daemon's
+        # queue coordinator, then started by its run worker.
         events = [
             kind
             for (kind,) in postgres.query(
@@ -143,7 +145,9 @@ def test_the_daily_schedule_runs_unattended_through_the_daemons_queue_on_postgre
                 run_id,
             )
         ]
-        assert events.index("PIPELINE_ENQUEUED") < events.index("PIPELINE_DEQUEUED") < events.index("PIPELINE_START")
+        assert events.index("PIPELINE_ENQUEUED") < events.index("PIPELINE_STARTING") < events.index("PIPELINE_START")
+        daemon_said = re.sub(r"\x1b\[[0-9;]*m", "", log.read_text())  # its lines are coloured
+        assert "QueuedRunCoordinatorDaemon - INFO - Launched 1 runs" in daemon_said
         assert events[-1] == "PIPELINE_SUCCESS"
 
         # Every asset check of the daily job was evaluated in that run, and is recorded in PostgreSQL.

@@ -23,6 +23,7 @@ import pytest
 import yaml
 
 from pipelines.lib.ingest.landing import register
+from pipelines.lib.operations.instance import InstanceConfigError, instance_config
 from pipelines.lib.settings import DAGSTER_POSTGRES_YAML, DAGSTER_YAML, DUCKDB_WRITER_POOL, PROJECT_ROOT, FinopsHome
 from tests.conformance.cases import CASE_BY_ID, mart_totals
 from tests.pipelines.test_asset_graph import SNAPSHOT
@@ -89,7 +90,12 @@ def test_the_instance_keeps_every_section_but_storage_from_dagster_yaml(tmp_path
     assert config["concurrency"]["pools"]["default_limit"] == 1
     assert config["run_coordinator"]["class"] == "QueuedRunCoordinator"
 
-    # A process without the variables does not quietly switch the instance back to SQLite.
+    # Half a configuration names what is missing; a process without the variables does not quietly switch the
+    # instance back to SQLite.
+    with pytest.raises(InstanceConfigError, match="but DAGSTER_PG_PORT, DAGSTER_PG_PASSWORD are not"):
+        instance_config(
+            DAGSTER_YAML, DAGSTER_POSTGRES_YAML, secrets.env() | {"DAGSTER_PG_PORT": "", "DAGSTER_PG_PASSWORD": ""}
+        )
     without = {name: value for name, value in env.items() if not name.startswith("DAGSTER_PG_")}
     done = subprocess.run(
         [str(BIN / "python"), "-m", "pipelines.lib.operations.instance"],

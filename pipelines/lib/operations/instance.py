@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 import yaml
@@ -24,14 +25,15 @@ POSTGRES_ENV = ("DAGSTER_PG_HOST", "DAGSTER_PG_PORT", "DAGSTER_PG_DB", "DAGSTER_
 
 
 class InstanceConfigError(ValueError):
-    """The environment and the installed instance disagree on where Dagster's runs are kept."""
+    """The environment does not say enough to reach PostgreSQL, or disagrees with the installed instance on where
+    Dagster's runs are kept."""
 
 
-def postgres_configured(env: os._Environ | dict[str, str] = os.environ) -> bool:
+def postgres_configured(env: Mapping[str, str] = os.environ) -> bool:
     return bool(env.get("DAGSTER_PG_HOST", "").strip())
 
 
-def instance_config(base: Path, postgres: Path, env: os._Environ | dict[str, str] = os.environ) -> str:
+def instance_config(base: Path, postgres: Path, env: Mapping[str, str] = os.environ) -> str:
     """The text of the instance's dagster.yaml: `base` as it is, or with `postgres`'s storage block when configured."""
     if not postgres_configured(env):
         return base.read_text()

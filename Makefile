@@ -17,7 +17,7 @@ export FOCUS_VALIDATOR_VENV := $(abspath $(FOCUS_VALIDATOR_VENV))
 # The browser tests (report and docs site) drive Debian's chromium through playwright; CI machines may lack it.
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: install demo test test-slow test-all test-spark test-setup lint format ui dev clean chromium bench
+.PHONY: install demo test test-slow test-all test-spark test-setup lint format ui dev serve clean chromium bench
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -79,13 +79,23 @@ format: install
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 
-ui: install  ## the Dagster UI (and its schedule and sensor daemon) on http://localhost:3000
-	mkdir -p $${FINOPS_HOME:-$(CURDIR)/data}/dagster
-	cp -n dagster.yaml $${FINOPS_HOME:-$(CURDIR)/data}/dagster/dagster.yaml
-	FINOPS_HOME=$${FINOPS_HOME:-$(CURDIR)/data} DAGSTER_HOME=$${FINOPS_HOME:-$(CURDIR)/data}/dagster \
-		$(BIN)/dagster dev -h $${DAGSTER_UI_HOST:-127.0.0.1} -p $${DAGSTER_UI_PORT:-3000}
+# Both Dagster targets first install the instance's dagster.yaml into FINOPS_HOME/dagster (SQLite storage, or
+# PostgreSQL when DAGSTER_PG_HOST is set: pipelines/lib/operations/instance.py). Dagster needs DAGSTER_HOME absolute.
+DAGSTER_ENV := export FINOPS_HOME=$$(realpath -m $${FINOPS_HOME:-$(CURDIR)/data}); export DAGSTER_HOME=$$FINOPS_HOME/dagster; \
+	$(BIN)/python -m pipelines.lib.operations.instance
+
+ui: install  ## the Dagster UI (and its schedule and sensor daemon) on http://localhost:3000, for development
+	@$(DAGSTER_ENV) && exec $(BIN)/dagster dev -h $${DAGSTER_UI_HOST:-127.0.0.1} -p $${DAGSTER_UI_PORT:-3000}
 
 dev: ui
+
+# Production (README "Running it every day in production"): the daemon, which fires schedules and sensors and starts
+# queued runs, and the webserver, as two processes on one instance; stopping the webserver (Ctrl-C, SIGTERM) stops
+# the daemon too. A service manager runs them as two units instead (docs/operations.md).
+serve: install  ## production: dagster-daemon and dagster-webserver on FINOPS_HOME's instance (DAGSTER_UI_HOST/PORT)
+	@$(DAGSTER_ENV) && { $(BIN)/dagster-daemon run & daemon=$$!; \
+		trap 'kill $$daemon 2>/dev/null; wait $$daemon' EXIT INT TERM; \
+		$(BIN)/dagster-webserver -h $${DAGSTER_UI_HOST:-127.0.0.1} -p $${DAGSTER_UI_PORT:-3000}; }
 
 clean:
 	rm -rf data dbt_project/target dbt_project/logs .pytest_cache .ruff_cache

@@ -8,7 +8,6 @@ CLI all read the warehouse path from here, so there is exactly one setting to ch
 from __future__ import annotations
 
 import os
-import shutil
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -16,6 +15,7 @@ from pathlib import Path
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 DBT_PROJECT_DIR = PROJECT_ROOT / "dbt_project"
 DAGSTER_YAML = PROJECT_ROOT / "dagster.yaml"
+DAGSTER_POSTGRES_YAML = PROJECT_ROOT / "dagster-postgres.yaml"
 
 DUCKDB_WRITER_POOL = "duckdb_writer"
 """Concurrency pool (size 1 in dagster.yaml) that every DuckDB writer uses: DuckDB allows one writer process."""
@@ -80,12 +80,13 @@ class FinopsHome:
         return self.landing / source
 
     def ensure(self) -> FinopsHome:
-        """Create the folders and install the project's dagster.yaml into the Dagster instance."""
+        """Create the folders and install the project's dagster.yaml into the Dagster instance (with PostgreSQL
+        storage when DAGSTER_PG_HOST is set: pipelines/lib/operations/instance.py)."""
+        from pipelines.lib.operations.instance import install_instance_config
+
         for folder in (self.landing, self.quarantine, self.exports, self.docs, self.dagster_home):
             folder.mkdir(parents=True, exist_ok=True)
-        target = self.dagster_home / "dagster.yaml"
-        if not target.exists() or target.read_bytes() != DAGSTER_YAML.read_bytes():
-            shutil.copyfile(DAGSTER_YAML, target)
+        install_instance_config(self.dagster_home, DAGSTER_YAML, DAGSTER_POSTGRES_YAML)
         return self
 
 

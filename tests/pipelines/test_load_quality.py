@@ -268,3 +268,28 @@ def test_a_python_c_process_loads_a_delivery_with_great_expectations_beside_pysp
     )
     assert done.returncode == 0, done.stderr[-3000:]
     assert query(home.warehouse, "select sum(BilledCost) from raw.focus_cost_and_usage") == [(Decimal("1.25"),)]
+
+
+SPAWN_AFTER_QUALITY_IMPORT = """
+import multiprocessing
+import pipelines.lib.quality.quality
+child = multiprocessing.get_context("spawn").Process(target=print, args=("spawned child ran",))
+child.start()
+child.join()
+raise SystemExit(child.exitcode)
+"""
+
+
+def test_a_python_c_process_that_named_main_can_still_spawn_children():
+    """Dagster's multiprocess executor spawns a child per step from a run worker whose `__main__` has no file. The
+    name the quality module gives `__main__` must not be a path: a spawned child runs `__main__.__file__` again when
+    it is one, and a made-up path crashed every step of every run the daemon launched."""
+    done = subprocess.run(
+        [sys.executable, "-c", SPAWN_AFTER_QUALITY_IMPORT],
+        cwd=PROJECT_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.strip() == "spawned child ran"

@@ -1,8 +1,8 @@
 """Pages opened in a real headless Chromium (Debian's `chromium`, driven by playwright; no browser download).
 
-Every page is opened offline: any request that is not for a local file is aborted and recorded, so a test can
-assert that a page needs no network. Console errors, uncaught page errors and JavaScript dialogs (an injected
-`alert`) are recorded too.
+Every page is opened offline: any request that is not for a local file (or the test's own loopback server) is
+aborted and recorded, so a test can assert that a page needs no network. Console errors, uncaught page errors and
+JavaScript dialogs (an injected `alert`) are recorded too.
 """
 
 from __future__ import annotations
@@ -41,9 +41,22 @@ class PageLog:
         assert self.dialogs == [], self.dialogs
 
 
+LOCAL_SCHEMES = ("file:", "data:", "about:", "blob:")
+
+
 @contextmanager
 def open_page(path: Path, *, width: int = 1280, height: int = 900) -> Iterator[tuple[object, PageLog]]:
     """The page at `path` in headless Chromium, loaded, with its log; the browser is closed afterwards."""
+    with open_url(path.resolve().as_uri(), width=width, height=height) as opened:
+        yield opened
+
+
+@contextmanager
+def open_url(
+    url: str, *, allowed: tuple[str, ...] = (), width: int = 1280, height: int = 900
+) -> Iterator[tuple[object, PageLog]]:
+    """`url` in headless Chromium with its log. Requests to local schemes and to URLs starting with one of `allowed`
+    (a loopback server of the test's own) go through; any other is aborted and recorded."""
     if not CHROMIUM.exists():
         pytest.skip("Debian chromium is not installed (`make test` installs it)")
     from playwright.sync_api import sync_playwright
@@ -51,7 +64,7 @@ def open_page(path: Path, *, width: int = 1280, height: int = 900) -> Iterator[t
     log = PageLog()
 
     def route(route) -> None:
-        if route.request.url.startswith(("file:", "data:", "about:")):
+        if route.request.url.startswith(LOCAL_SCHEMES + allowed):
             route.continue_()
         else:
             log.network.append(route.request.url)
@@ -69,7 +82,7 @@ def open_page(path: Path, *, width: int = 1280, height: int = 900) -> Iterator[t
             page.on("pageerror", lambda error: log.page_errors.append(str(error)))
             page.on("dialog", dialog)
             page.route("**/*", route)
-            page.goto(path.resolve().as_uri(), wait_until="load")
+            page.goto(url, wait_until="load")
             yield page, log
         finally:
             browser.close()

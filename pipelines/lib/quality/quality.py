@@ -45,11 +45,13 @@ def _name_the_main_module() -> None:
 
     GX imports `pyspark.sql.connect`, which ends with exit status 0 any process whose `__main__` has neither
     `__spec__` nor `__file__`, taking it for pyspark's own doctest run (pyspark/sql/connect/utils.py). `python -c`
-    children and pytest-xdist's workers look exactly like that; a `__file__` on `__main__` tells them apart.
+    children and pytest-xdist's workers look exactly like that; a `__file__` on `__main__` tells them apart. It is
+    None, not a made-up path: multiprocessing's spawned children (Dagster's multiprocess executor, in every run the
+    daemon launches) run `__main__.__file__` again when it is a path, and would crash on one that does not exist.
     """
     main = sys.modules.get("__main__")
     if main is not None and getattr(main, "__spec__", None) is None and not hasattr(main, "__file__"):
-        main.__file__ = "<gpu-finops>"
+        main.__file__ = None
 
 
 _name_the_main_module()

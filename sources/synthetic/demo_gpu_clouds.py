@@ -200,7 +200,7 @@ FLEET = (
         Pattern.ALWAYS_ON,
         window=(12, 18),
     ),
-    # Event "unit price change": Lambda raises the 1×A100 on-demand price from 1.28 to 1.48 an hour.
+    # Event "unit price change": Lambda raises the 1×A100 on-demand price from 1.28 to 1.68 an hour.
     GpuFleet(
         LAMBDA,
         "a100-serve",
@@ -213,8 +213,8 @@ FLEET = (
         "On-demand 1x A100 (40 GB SXM4) instance, gpu_1x_a100_sxm4",
         Owner("inference", "doc-ocr"),
         Pattern.ALWAYS_ON,
-        4,
-        changes=(BillingChange(14, None, "on_demand", Decimal("1.48"), Decimal("1.48")),),
+        8,
+        changes=(BillingChange(14, None, "on_demand", Decimal("1.68"), Decimal("1.68")),),
     ),
     # Event "commitment expiring": a reserved 8×H100 node whose reservation ends; it keeps running on demand.
     GpuFleet(

@@ -414,10 +414,10 @@ def test_the_last_month_carries_the_documented_spend_events(demo: Path, expected
     assert notebook_days == october[12:19]
     for day in notebook_days:
         assert per_day[("h100x8-notebook", day)] == {("on_demand", "23.92"): Decimal("574.08")}
-    # Price change: four always-on 1×A100 at 1.28 an hour until 14 October, 1.48 from the 15th.
+    # Price change: eight always-on 1×A100 at 1.28 an hour until 14 October, 1.68 from the 15th.
     for day in september + october:
-        price = "1.28" if day < "2026-10-15" else "1.48"
-        assert per_day[("a100-serve", day)] == {("on_demand", price): Decimal(price) * 24 * 4}
+        price = "1.28" if day < "2026-10-15" else "1.68"
+        assert per_day[("a100-serve", day)] == {("on_demand", price): Decimal(price) * 24 * 8}
     # Reservation expiring: reserved at 15.92 through 22 October, then on demand at 23.92.
     for day in september + october:
         model, price = ("reserved", "15.92") if day <= "2026-10-22" else ("on_demand", "23.92")

@@ -97,7 +97,7 @@ per_resource as (
         sum(case when days_before = 0 then gpu_hours else 0 end) as actual_gpu_hours,
         sum(case when days_before > 0 then effective_cost else 0 end) as lookback_cost,
         sum(case when days_before > 0 then gpu_hours else 0 end) as lookback_gpu_hours,
-        sum(case when days_before > 0 then 1 else 0 end) as lookback_rows
+        max(case when effective_cost <> 0 then days_before end) as first_cost_days_before
     from windowed
     group by {{ anomaly_resource | join(', ') }}
 
@@ -196,7 +196,7 @@ changes as (
             when per_resource.lookback_gpu_hours > 0
                 then {{ decimal_divide('per_resource.lookback_cost', 'per_resource.lookback_gpu_hours', 6) }}
         end as previous_cost_per_gpu_hour,
-        per_resource.lookback_rows,
+        per_resource.first_cost_days_before,
         provider_days.charge_date is not null as provider_delivered_day
     from anomalies
     inner join per_resource on anomalies.anomaly_key = per_resource.anomaly_key
@@ -217,7 +217,7 @@ classified as (
         changes.*,
         case when direction = 'spike' then cost_change else -cost_change end as directional_change,
         case
-            when direction = 'spike' and lookback_rows = 0 then 'new_resource'
+            when direction = 'spike' and coalesce(first_cost_days_before, 0) < 7 then 'new_resource'
             when direction = 'drop' and not provider_delivered_day then 'late_or_restated_delivery'
             when previous_pricing_category = 'Committed' and coalesce(pricing_category, '') <> 'Committed'
                 and actual_cost > 0 then 'commitment_expired'

@@ -3,11 +3,14 @@
     A series is provider × GPU model × team × billing currency (grain provider_gpu_team) or all GPU spend in a
     billing currency (grain total). Days without spend count as 0 from the warehouse's first charge day on, so
     a new series and a vanished one are seen. The expected cost is the median of the same weekday over the
-    previous `anomaly_baseline_weeks` weeks; the spread is their median absolute deviation (MAD) scaled by
-    1.4826 (a normal distribution's σ), floored at `anomaly_relative_floor` × expected and at
-    `anomaly_min_deviation`, so a flat series (MAD 0) does not flag cents. A day is an anomaly when its whole
-    baseline lies in the warehouse's history, |score| ≥ `anomaly_score_threshold` and |deviation| ≥
-    `anomaly_min_deviation`.
+    previous `anomaly_baseline_weeks` weeks. The yardstick is the series' normal range: the largest distance of
+    any day of those weeks from their median (a training fleet that stops for a day now and then has a wide
+    range, an always-on node none), floored at `anomaly_relative_floor` × expected and at `anomaly_min_deviation`.
+    A day is judged when its whole baseline lies in its provider's history (for a total: every provider's of
+    that currency) and it is not among the provider's last `anomaly_incomplete_days` charge days (still being
+    billed); it is an anomaly when |score| ≥ `anomaly_score_threshold` and |deviation| ≥ `anomaly_min_deviation`.
+    A median absolute deviation of 4 same-weekday values is 0 for any on/off workload and flagged every gap; the
+    range measured on the demo flags its four events and nothing else.
 -#}
 
 {%- set weeks = var('anomaly_baseline_weeks') | int %}
@@ -115,16 +118,59 @@ baseline as (
 
 ),
 
+recent as (
+
+    select
+        {% for key in keys %}dense.{{ key }},{% endfor %}
+        dense.charge_date,
+        past.actual_cost as past_cost
+    from dense
+    inner join dense as past
+        on {% for key in keys %}dense.{{ key }} = past.{{ key }} and {% endfor %}past.charge_date
+            between cast({{ dbt.dateadd('day', -7 * weeks, 'dense.charge_date') }} as date)
+            and cast({{ dbt.dateadd('day', -1, 'dense.charge_date') }} as date)
+
+),
+
+recent_median as (
+
+    select {{ keys | join(', ') }}, charge_date, {{ median('past_cost') }} as median_cost
+    from recent
+    group by {{ keys | join(', ') }}, charge_date
+
+),
+
 spread as (
 
     select
-        {% for key in keys %}history.{{ key }},{% endfor %}
-        history.charge_date,
-        {{ median('abs(history.past_cost - baseline.expected_cost)') }} as median_absolute_deviation
-    from history
-    inner join baseline
-        on {% for key in keys %}history.{{ key }} = baseline.{{ key }} and {% endfor %}history.charge_date = baseline.charge_date
-    group by {% for key in keys %}history.{{ key }}, {% endfor %}history.charge_date
+        {% for key in keys %}recent.{{ key }},{% endfor %}
+        recent.charge_date,
+        max(abs(recent.past_cost - recent_median.median_cost)) as normal_range
+    from recent
+    inner join recent_median
+        on {% for key in keys %}recent.{{ key }} = recent_median.{{ key }} and {% endfor %}recent.charge_date = recent_median.charge_date
+    group by {% for key in keys %}recent.{{ key }}, {% endfor %}recent.charge_date
+
+),
+
+provider_coverage as (
+
+    select provider_name, billing_currency, min(charge_date) as first_day, max(charge_date) as last_day
+    from resource_daily
+    group by provider_name, billing_currency
+
+),
+
+coverage as (
+
+    select 'provider_gpu_team' as grain, provider_name, billing_currency, first_day, last_day
+    from provider_coverage
+
+    union all
+
+    select 'total' as grain, '(all)' as provider_name, billing_currency, max(first_day) as first_day, min(last_day) as last_day
+    from provider_coverage
+    group by billing_currency
 
 ),
 
@@ -135,11 +181,17 @@ scored as (
         dense.charge_date,
         cast(dense.actual_cost as decimal(38, 12)) as actual_cost,
         cast(baseline.expected_cost as decimal(38, 12)) as expected_cost,
-        cast(spread.median_absolute_deviation as decimal(38, 12)) as median_absolute_deviation,
+        cast(spread.normal_range as decimal(38, 12)) as normal_range,
         coalesce(baseline.baseline_weeks, 0) as baseline_weeks,
+        coalesce(
+            cast({{ dbt.dateadd('day', -7 * weeks, 'dense.charge_date') }} as date) >= coverage.first_day
+            and cast({{ dbt.dateadd('day', var('anomaly_incomplete_days') | int, 'dense.charge_date') }} as date)
+            <= coverage.last_day,
+            false
+        ) as is_judged,
         cast(dense.actual_cost - baseline.expected_cost as decimal(38, 12)) as cost_deviation,
         cast(greatest(
-            cast(1.4826 as decimal(38, 12)) * spread.median_absolute_deviation,
+            spread.normal_range,
             cast({{ var('anomaly_relative_floor') }} as decimal(38, 12)) * abs(baseline.expected_cost),
             cast({{ var('anomaly_min_deviation') }} as decimal(38, 12))
         ) as decimal(38, 12)) as deviation_scale
@@ -148,6 +200,10 @@ scored as (
         on {% for key in keys %}dense.{{ key }} = baseline.{{ key }} and {% endfor %}dense.charge_date = baseline.charge_date
     left join spread
         on {% for key in keys %}dense.{{ key }} = spread.{{ key }} and {% endfor %}dense.charge_date = spread.charge_date
+    left join coverage
+        on dense.grain = coverage.grain
+        and dense.provider_name = coverage.provider_name
+        and dense.billing_currency = coverage.billing_currency
 
 ),
 
@@ -164,13 +220,15 @@ select
     {{ generate_surrogate_key(keys + ['charge_date']) }} as anomaly_key,
     flagged.*,
     coalesce(
-        baseline_weeks = {{ weeks }}
+        is_judged
+        and baseline_weeks = {{ weeks }}
         and abs(cost_deviation) >= {{ var('anomaly_min_deviation') }}
         and abs(anomaly_score) >= {{ var('anomaly_score_threshold') }},
         false
     ) as is_anomaly,
     case
-        when baseline_weeks = {{ weeks }}
+        when is_judged
+            and baseline_weeks = {{ weeks }}
             and abs(cost_deviation) >= {{ var('anomaly_min_deviation') }}
             and abs(anomaly_score) >= {{ var('anomaly_score_threshold') }}
             then case when cost_deviation > 0 then 'spike' else 'drop' end

@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import tempfile
 from collections import Counter, defaultdict
+from datetime import date, timedelta
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
@@ -17,6 +18,7 @@ import pytest
 from pipelines.cli import main
 from pipelines.lib.ingest.billing_sources import SOURCES_BY_NAME
 from sources.synthetic.demo_common import group_of
+from sources.synthetic.demo_gpu_clouds import DEMO_EVENTS
 from sources.synthetic.demo_organisation import write_demo_organisation
 from sources.synthetic.demo_telemetry import write_demo_telemetry
 from tests.support import FIXTURES_ROOT
@@ -322,6 +324,19 @@ def test_demo_gpu_effective_cost_per_team_matches(demo: tuple[Path, dict]):
     ):
         found[(group_of(source), period.isoformat(), currency, team)] += cost
     assert {key: cost for key, cost in found.items() if cost} == {key: cost for key, cost in wanted.items() if cost}
+
+    # README "Demo events": each event is flagged on its first day with its cause and its fleet as first driver, and
+    # nothing else is flagged; the platform team alone is projected over its October budget (the forgotten node).
+    event_month = date.fromisoformat(expected["onprem_costs_through"]).replace(day=1)
+    flagged = query(
+        home,
+        "select charge_date, cause_class, drivers from marts.fct_gpu_spend_anomalies where is_anomaly order by 1",
+    )
+    assert [(day, cause, drivers.split(" (")[0].rsplit("-", 1)[0]) for day, cause, drivers in flagged] == [
+        (event_month + timedelta(days=first), cause, fleet) for _, fleet, first, _, cause in DEMO_EVENTS
+    ]
+    over_budget = "select billing_month, team from marts.fct_gpu_spend_forecast where is_projected_over_budget"
+    assert query(home, over_budget) == [(event_month, "platform")]
 
 
 def test_demo_focus_export_of_every_source_passes_the_focus_validator(demo: tuple[Path, dict], tmp_path, monkeypatch):

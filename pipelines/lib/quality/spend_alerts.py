@@ -103,14 +103,16 @@ def new_anomalies(con: duckdb.DuckDBPyConnection, days: int | None = None) -> li
 
 
 def projected_overruns(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
-    """Budgets of the warehouse's latest month that its forecast projects to overrun, largest overrun first."""
+    """Budgets of the latest budgeted month that its forecast projects to overrun, largest overrun first."""
     return _rows(
         con,
         f"""
         select {", ".join(OVERRUN_COLUMNS)}
         from marts.fct_gpu_spend_forecast
         where is_projected_over_budget
-            and billing_month = (select max(billing_month) from marts.fct_gpu_spend_forecast)
+            and billing_month = (
+                select max(billing_month) from marts.fct_gpu_spend_forecast where budget_amount is not null
+            )
         order by projected_overrun desc, grain, provider_name, team
         """,
     )

@@ -12,11 +12,13 @@ daily as (
 
 ),
 
+-- months the warehouse holds from their first day to their last
 complete_months as (
 
-    select distinct grain, provider_name, team, billing_currency, billing_month
+    select grain, provider_name, team, billing_currency, billing_month
     from daily
-    where days_remaining = 0
+    group by grain, provider_name, team, billing_currency, billing_month
+    having min(days_elapsed) = 1 and min(days_remaining) = 0
 
 )
 

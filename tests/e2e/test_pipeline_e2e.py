@@ -430,7 +430,7 @@ def test_demo_gpu_utilization_matches_the_telemetry_generators_ledger(demo: tupl
 
 # --- the report and the docs site in a real browser, and marts checked against each other --------------------
 
-REPORT_CHART_SECTIONS = ("gpu-spend", "utilization", "spot-savings", "market", "buy-vs-rent")
+REPORT_CHART_SECTIONS = ("gpu-spend", "utilization", "spot-savings", "market", "buy-vs-rent", "anomalies", "forecast")
 
 
 def test_demo_report_renders_every_chart_offline_with_the_generators_totals(demo: tuple[Path, dict], tmp_path: Path):

@@ -33,8 +33,8 @@ def _table(items: list[dict], columns: tuple[str, ...]) -> dg.MetadataValue:
     blocking=False,
     pool=DUCKDB_WRITER_POOL,
     description=(
-        "No GPU spend anomaly on the latest charge days (GPU_FINOPS_ALERT_DAYS, default 1); any found is listed with "
-        "its cause and sent with its drivers to GPU_FINOPS_ALERT_WEBHOOK_URL when set."
+        "No GPU spend anomaly on the latest judged charge days (GPU_FINOPS_ALERT_DAYS, default 1); any found is "
+        "listed with its cause and sent with its drivers to GPU_FINOPS_ALERT_WEBHOOK_URL when set."
     ),
 )
 def no_new_spend_anomalies(duckdb: DuckDBResource) -> dg.AssetCheckResult:

@@ -68,20 +68,25 @@ OVERRUN_COLUMNS = (
 
 
 def alert_days() -> int:
-    """GPU_FINOPS_ALERT_DAYS (default 1): anomalies on the last N charge days in the warehouse count as new."""
+    """GPU_FINOPS_ALERT_DAYS (default 1): anomalies on the last N judged charge days count as new."""
     return max(1, int(os.environ.get(ALERT_DAYS_ENV, "").strip() or 1))
 
 
 def new_anomalies(con: duckdb.DuckDBPyConnection, days: int | None = None) -> list[dict[str, Any]]:
     """Flagged anomalies of the last `days` charge days, largest deviation first, each with its ranked drivers."""
     days = alert_days() if days is None else days
+    recent = """
+        is_anomaly
+        and charge_date > (
+            select max(charge_date) from marts.fct_gpu_spend_anomalies where is_judged
+        ) - cast(? as integer)
+    """
     anomalies = _rows(
         con,
         f"""
         select {", ".join(ANOMALY_COLUMNS)}
         from marts.fct_gpu_spend_anomalies
-        where is_anomaly
-            and charge_date > (select max(charge_date) from marts.fct_gpu_spend_anomalies) - cast(? as integer)
+        where {recent}
         order by charge_date desc, abs(cost_deviation) desc, anomaly_key
         """,
         [days],
@@ -91,8 +96,10 @@ def new_anomalies(con: duckdb.DuckDBPyConnection, days: int | None = None) -> li
         f"""
         select anomaly_key, {", ".join(DRIVER_COLUMNS)}
         from marts.fct_gpu_spend_anomaly_drivers
+        where anomaly_key in (select anomaly_key from marts.fct_gpu_spend_anomalies where {recent})
         order by anomaly_key, driver_rank
         """,
+        [days],
     )
     by_anomaly: dict[str, list[dict[str, Any]]] = {}
     for driver in drivers:

@@ -6,6 +6,10 @@ to `unit_price × usage_hours` exactly to the cent (sessions are billed in quart
 are multiples of 4 cents), `tags` a JSON object. Lambda runs 8×H100 nodes on demand; RunPod runs
 community-cloud 2×A100 80GB pods on spot and one on-demand pod.
 
+The last billing month carries the events the anomaly mart must find (`DEMO_EVENTS`, README "Demo
+events"), each on a fixed day of that month: a forgotten on-demand 8×H100 node, the spot fleet
+falling back to on-demand, a unit price change and a reservation expiring.
+
 The owned servers are an inventory CSV: two 8×H100 servers bought in August 2026, in EUR. Their
 daily cost is computed downstream (dbt); the prices here are chosen so every daily component is an
 exact decimal: straight-line depreciation, energy, colocation and maintenance.
@@ -16,8 +20,8 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Sequence
-from dataclasses import dataclass
-from datetime import date, timedelta
+from dataclasses import dataclass, replace
+from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
 
@@ -28,9 +32,11 @@ from sources.synthetic.demo_common import (
     Owner,
     Pattern,
     canonical_json,
+    covering_window,
     hours_of,
     instance_schedules,
     iso_z,
+    month_start,
     pieces,
     rng_for,
     text,
@@ -92,6 +98,19 @@ class GpuCloud:
 
 
 @dataclass(frozen=True)
+class BillingChange:
+    """From `first` (days after the last month's first day) through `last` (inclusive, open if None), a
+    fleet is billed under another pricing model and unit price; `all_day` makes it run every hour then."""
+
+    first: int
+    last: int | None
+    pricing_model: str
+    unit_price: Decimal
+    list_unit_price: Decimal
+    all_day: bool = False
+
+
+@dataclass(frozen=True)
 class GpuFleet:
     cloud: GpuCloud
     name: str
@@ -105,6 +124,9 @@ class GpuFleet:
     owner: Owner
     pattern: Pattern
     count: int = 1
+    # Runs only from day `first` through `last` of the last month (offsets from its first day), if set.
+    window: tuple[int, int] | None = None
+    changes: tuple[BillingChange, ...] = ()
 
 
 LAMBDA = GpuCloud("Lambda", "org_4b1f0c9e7d2a", "Acme AI", "lambda")
@@ -163,13 +185,71 @@ FLEET = (
         Owner("inference", "embeddings"),
         Pattern.INFERENCE,
     ),
+    # Event "forgotten node": an on-demand 8×H100 node started for notebooks and left running for a week.
+    GpuFleet(
+        LAMBDA,
+        "h100x8-notebook",
+        "us-east-1",
+        "H100",
+        8,
+        "on_demand",
+        Decimal("23.92"),
+        Decimal("23.92"),
+        "On-demand 8x H100 (80 GB SXM5) instance, gpu_8x_h100_sxm5",
+        Owner("platform", "notebooks"),
+        Pattern.ALWAYS_ON,
+        window=(12, 18),
+    ),
+    # Event "unit price change": Lambda raises the 1×A100 on-demand price from 1.28 to 1.68 an hour.
+    GpuFleet(
+        LAMBDA,
+        "a100-serve",
+        "us-west-1",
+        "A100 40GB",
+        1,
+        "on_demand",
+        Decimal("1.28"),
+        Decimal("1.28"),
+        "On-demand 1x A100 (40 GB SXM4) instance, gpu_1x_a100_sxm4",
+        Owner("inference", "doc-ocr"),
+        Pattern.ALWAYS_ON,
+        8,
+        changes=(BillingChange(14, None, "on_demand", Decimal("1.68"), Decimal("1.68")),),
+    ),
+    # Event "commitment expiring": a reserved 8×H100 node whose reservation ends; it keeps running on demand.
+    GpuFleet(
+        LAMBDA,
+        "h100x8-serve",
+        "us-east-1",
+        "H100",
+        8,
+        "reserved",
+        Decimal("15.92"),
+        Decimal("23.92"),
+        "Reserved 8x H100 (80 GB SXM5) instance, gpu_8x_h100_sxm5",
+        Owner("inference", "chat-serving"),
+        Pattern.ALWAYS_ON,
+        changes=(BillingChange(22, None, "on_demand", Decimal("23.92"), Decimal("23.92")),),
+    ),
 )
+# Event "spot fallback": no spot capacity for three days, so the recsys pods run on demand around the clock.
+SPOT_FALLBACK = BillingChange(19, 21, "on_demand", Decimal("2.38"), Decimal("2.38"), all_day=True)
+FLEET = tuple(replace(fleet, changes=(SPOT_FALLBACK,)) if fleet.name == "recsys-train" else fleet for fleet in FLEET)
+DEMO_EVENTS = (
+    ("forgotten_node", "h100x8-notebook", 12, 18, "new_resource"),
+    ("unit_price_change", "a100-serve", 14, None, "unit_price_change"),
+    ("spot_fallback", "recsys-train", 19, 21, "pricing_category_shift"),
+    ("commitment_expiring", "h100x8-serve", 22, None, "commitment_expired"),
+)
+"""(event, fleet, first and last day as offsets from the last month's first day, cause class the marts must name)."""
 PRICING_CATEGORY = {"on_demand": "Standard", "spot": "Dynamic", "reserved": "Committed"}
 
 
 def write_gpu_cloud_usage(out_dir: Path, seed: int, months: Sequence[BillingMonth], ledger: Ledger) -> list[Delivered]:
     rows: dict[tuple[str, str], list[dict[str, str]]] = {}
     month_of = {month.label: month for month in months}
+    event_month = month_start(months[-1])
+    window = covering_window(months)
     for fleet in FLEET:
         id_rng = rng_for(seed, USAGE_SOURCE, fleet.name, "ids")
         schedules = instance_schedules(
@@ -177,12 +257,13 @@ def write_gpu_cloud_usage(out_dir: Path, seed: int, months: Sequence[BillingMont
         )
         for number, intervals in enumerate(schedules, start=1):
             resource_id = f"{id_rng.getrandbits(128):032x}" if fleet.cloud is LAMBDA else _pod_id(id_rng)
-            for start, end in pieces(intervals, DAY):
+            billed = _billed_pieces(fleet, intervals, window, event_month)
+            for start, end, pricing_model, unit_price, list_unit_price in billed:
                 month = month_of[start.strftime("%Y-%m")]
                 usage_hours = hours_of(int((end - start).total_seconds()))
-                cost = usage_hours * fleet.unit_price
+                cost = usage_hours * unit_price
                 if cost != cost.quantize(Decimal("0.01")):
-                    raise ValueError(f"{fleet.name}: {usage_hours} h × {fleet.unit_price} is not whole cents")
+                    raise ValueError(f"{fleet.name}: {usage_hours} h × {unit_price} is not whole cents")
                 rows.setdefault((fleet.cloud.file_prefix, month.label), []).append(
                     {
                         "provider": fleet.cloud.provider,
@@ -193,16 +274,16 @@ def write_gpu_cloud_usage(out_dir: Path, seed: int, months: Sequence[BillingMont
                         "region": fleet.region,
                         "gpu_model": fleet.gpu_model,
                         "gpu_count": str(fleet.gpu_count),
-                        "pricing_model": fleet.pricing_model,
+                        "pricing_model": pricing_model,
                         "usage_start": iso_z(start),
                         "usage_end": iso_z(end),
                         "usage_hours": text(usage_hours),
-                        "unit_price": format(fleet.unit_price, "f"),
+                        "unit_price": format(unit_price, "f"),
                         "cost": format(cost.quantize(Decimal("0.01")), "f"),
                         "currency": "USD",
                         "description": fleet.description,
                         "tags": canonical_json({"project": fleet.owner.project, "team": fleet.owner.team}),
-                        "list_unit_price": format(fleet.list_unit_price, "f"),
+                        "list_unit_price": format(list_unit_price, "f"),
                     }
                 )
                 ledger.add(
@@ -217,7 +298,7 @@ def write_gpu_cloud_usage(out_dir: Path, seed: int, months: Sequence[BillingMont
                         fleet.owner.team,
                         fleet.gpu_model,
                         usage_hours * fleet.gpu_count,
-                        PRICING_CATEGORY[fleet.pricing_model],
+                        PRICING_CATEGORY[pricing_model],
                     )
                 )
     delivered = []
@@ -231,6 +312,50 @@ def write_gpu_cloud_usage(out_dir: Path, seed: int, months: Sequence[BillingMont
             _write_csv(path, USAGE_COLUMNS, month_rows)
             delivered.append(Delivered(USAGE_SOURCE, path, f"{cloud.provider} usage CSV, one month"))
     return delivered
+
+
+def event_day(event_month: date, offset: int) -> date:
+    """The calendar day of an event given as an offset from the last month's first day."""
+    return event_month + timedelta(days=offset)
+
+
+def _billed_pieces(
+    fleet: GpuFleet,
+    intervals: list[tuple[datetime, datetime]],
+    window: tuple[datetime, datetime],
+    event_month: date,
+) -> list[tuple[datetime, datetime, str, Decimal, Decimal]]:
+    """A fleet's usage cut per UTC day with the pricing model and prices of that day (events applied)."""
+
+    def change_on(day: date) -> BillingChange | None:
+        for change in fleet.changes:
+            last = None if change.last is None else event_day(event_month, change.last)
+            if event_day(event_month, change.first) <= day and (last is None or day <= last):
+                return change
+        return None
+
+    all_day = {
+        event_day(event_month, offset)
+        for change in fleet.changes
+        if change.all_day and change.last is not None
+        for offset in range(change.first, change.last + 1)
+    }
+    runs = [piece for piece in pieces(intervals, DAY) if piece[0].date() not in all_day]
+    for day in sorted(all_day):
+        midnight = datetime(day.year, day.month, day.day, tzinfo=window[0].tzinfo or UTC)
+        if window[0] <= midnight < window[1]:
+            runs.append((midnight, midnight + DAY))
+    if fleet.window is not None:
+        first, last = (event_day(event_month, offset) for offset in fleet.window)
+        runs = [piece for piece in runs if first <= piece[0].date() <= last]
+    billed = []
+    for start, end in sorted(runs):
+        change = change_on(start.date())
+        if change is None:
+            billed.append((start, end, fleet.pricing_model, fleet.unit_price, fleet.list_unit_price))
+        else:
+            billed.append((start, end, change.pricing_model, change.unit_price, change.list_unit_price))
+    return billed
 
 
 def _pod_id(rng) -> str:

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import tempfile
 from collections import Counter, defaultdict
+from datetime import date, timedelta
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
@@ -20,6 +21,7 @@ from pipelines.cli import main
 from pipelines.lib.ingest.billing_sources import SOURCES_BY_NAME
 from pipelines.lib.settings import PROJECT_ROOT
 from sources.synthetic.demo_common import group_of
+from sources.synthetic.demo_gpu_clouds import DEMO_EVENTS
 from sources.synthetic.demo_organisation import write_demo_organisation
 from sources.synthetic.demo_telemetry import write_demo_telemetry
 from tests.support import FIXTURES_ROOT
@@ -356,6 +358,19 @@ def test_demo_gpu_effective_cost_per_team_matches(demo: tuple[Path, dict]):
         found[(group_of(source), period.isoformat(), currency, team)] += cost
     assert {key: cost for key, cost in found.items() if cost} == {key: cost for key, cost in wanted.items() if cost}
 
+    # README "Demo events": each event is flagged on its first day with its cause and its fleet as first driver, and
+    # nothing else is flagged; the platform team alone is projected over its October budget (the forgotten node).
+    event_month = date.fromisoformat(expected["onprem_costs_through"]).replace(day=1)
+    flagged = query(
+        home,
+        "select charge_date, cause_class, drivers from marts.fct_gpu_spend_anomalies where is_anomaly order by 1",
+    )
+    assert [(day, cause, drivers.split(" (")[0].rsplit("-", 1)[0]) for day, cause, drivers in flagged] == [
+        (event_month + timedelta(days=first), cause, fleet) for _, fleet, first, _, cause in DEMO_EVENTS
+    ]
+    over_budget = "select billing_month, team from marts.fct_gpu_spend_forecast where is_projected_over_budget"
+    assert query(home, over_budget) == [(event_month, "platform")]
+
 
 def test_demo_focus_export_of_every_source_passes_the_focus_validator(demo: tuple[Path, dict], tmp_path, monkeypatch):
     """All seven sources, exported as FOCUS 1.2, pass the FinOps Foundation's validator with no failed rule."""
@@ -448,7 +463,7 @@ def test_demo_gpu_utilization_matches_the_telemetry_generators_ledger(demo: tupl
 
 # --- the report and the docs site in a real browser, and marts checked against each other --------------------
 
-REPORT_CHART_SECTIONS = ("gpu-spend", "utilization", "spot-savings", "market", "buy-vs-rent")
+REPORT_CHART_SECTIONS = ("gpu-spend", "utilization", "spot-savings", "market", "buy-vs-rent", "anomalies", "forecast")
 
 
 def test_demo_report_renders_every_chart_offline_with_the_generators_totals(demo: tuple[Path, dict], tmp_path: Path):

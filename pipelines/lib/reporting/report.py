@@ -84,6 +84,8 @@ def write_report(warehouse: Path, output: Path) -> Report:
             _market(con),
             _buy_vs_rent(con),
             _opportunities(con),
+            _anomalies(con),
+            _forecast(con),
             _data_quality(con),
         ]
     with replaced_atomically(output) as (temporary,):
@@ -599,6 +601,220 @@ def _opportunities(con: duckdb.DuckDBPyConnection) -> Section:
         "Top 15 per currency", ["Rank", "Opportunity", "Where (provider · GPU · …)", "Amount", "From mart"], ranked
     )
     return Section(base.key, base.title, base.how_to_read, base.marts, None, (table,))
+
+
+def _anomalies(con: duckdb.DuckDBPyConnection) -> Section:
+    how = (
+        "The line is each day's GPU spend (effective cost) in its billing currency, all providers and teams together; "
+        "the grey line is what that weekday usually costs (the median of the same weekday over the previous four "
+        "weeks). A red dot marks a day on which some provider, GPU model and team spent far outside its normal range: "
+        "a forgotten node, spot falling back to on-demand, a price change, a commitment running out, a lost export. "
+        "Hover a dot for what moved. The table lists each anomaly's drivers: the resources whose cost changed most "
+        "and why (cause), from their own bills."
+    )
+    base = Section(
+        "anomalies",
+        "GPU spend anomalies and their causes",
+        how,
+        ("fct_gpu_spend_anomalies", "fct_gpu_spend_anomaly_drivers"),
+    )
+    if not _has_rows(con, "fct_gpu_spend_anomalies"):
+        return _no_data(base)
+    totals = _query(
+        con,
+        """
+        select charge_date, billing_currency, actual_cost, case when is_judged then expected_cost end as expected_cost
+        from marts.fct_gpu_spend_anomalies where grain = 'total' order by billing_currency, charge_date
+        """,
+    )
+    flagged = _query(
+        con,
+        """
+        select anomaly.charge_date, anomaly.billing_currency, anomaly.grain, anomaly.provider_name, anomaly.gpu_model,
+               anomaly.team, anomaly.cost_deviation, anomaly.cause_class, total.actual_cost as day_total
+        from marts.fct_gpu_spend_anomalies as anomaly
+        inner join marts.fct_gpu_spend_anomalies as total
+            on total.grain = 'total' and total.billing_currency = anomaly.billing_currency
+            and total.charge_date = anomaly.charge_date
+        where anomaly.is_anomaly
+        order by anomaly.charge_date, anomaly.billing_currency, anomaly.grain, anomaly.provider_name, anomaly.team
+        """,
+    )
+    lines = [
+        {
+            "day": row["charge_date"].isoformat(),
+            "currency": row["billing_currency"],
+            "kind": kind,
+            "amount": _float(row[key]),
+        }
+        for row in totals
+        for key, kind in (("actual_cost", "actual"), ("expected_cost", "usual for the weekday"))
+        if row[key] is not None
+    ]
+    markers = [
+        {
+            "day": row["charge_date"].isoformat(),
+            "currency": row["billing_currency"],
+            "amount": _float(row["day_total"]),
+            "series": _anomaly_series(row),
+            "deviation": _money(row["cost_deviation"], row["billing_currency"]),
+            "cause": row["cause_class"],
+            "kind": "anomaly",
+        }
+        for row in flagged
+    ]
+    line = (
+        alt.Chart()
+        .transform_filter("datum.kind != 'anomaly'")
+        .mark_line()
+        .encode(
+            x=alt.X("day:T", title="Charge day"),
+            y=alt.Y("amount:Q", title="GPU spend per day"),
+            color=alt.Color("kind:N", title="", scale=alt.Scale(range=["#4c78a8", "#b0b7c0"])),
+        )
+    )
+    dots = (
+        alt.Chart()
+        .transform_filter("datum.kind == 'anomaly'")
+        .mark_point(color="#d62728", filled=True, size=90)
+        .encode(
+            x="day:T",
+            y="amount:Q",
+            tooltip=[
+                alt.Tooltip("day:T", title="Day"),
+                alt.Tooltip("series:N", title="Series"),
+                alt.Tooltip("deviation:N", title="Off the usual by"),
+                alt.Tooltip("cause:N", title="Cause"),
+            ],
+        )
+    )
+    chart = (
+        alt.layer(line, dots, data=alt.Data(values=lines + markers))
+        .properties(width=CHART_WIDTH, height=180)
+        .facet(row=alt.Row("currency:N", title="Billing currency"))
+        .resolve_scale(y="independent")
+        .to_dict()
+    )
+    drivers = _query(
+        con,
+        """
+        select driver.charge_date, driver.grain, driver.provider_name, driver.gpu_model, driver.team,
+               driver.billing_currency, driver.direction, anomaly.cost_deviation, driver.driver_rank,
+               coalesce(driver.resource_name, driver.resource_id) as resource, driver.cost_change, driver.cause_class
+        from marts.fct_gpu_spend_anomaly_drivers as driver
+        inner join marts.fct_gpu_spend_anomalies as anomaly on anomaly.anomaly_key = driver.anomaly_key
+        order by driver.charge_date desc, driver.billing_currency, driver.grain, driver.provider_name, driver.team,
+                 driver.driver_rank
+        limit 60
+        """,
+    )
+    rows = [
+        [
+            Cell(row["charge_date"].isoformat()),
+            Cell(_anomaly_series(row)),
+            Cell(row["direction"]),
+            _money_cell(row["cost_deviation"], row["billing_currency"]),
+            Cell(f"{row['driver_rank']}. {row['resource']}"),
+            _money_cell(row["cost_change"], row["billing_currency"]),
+            Cell(row["cause_class"]),
+        ]
+        for row in drivers
+    ]
+    table = Table(
+        "Drivers of each anomaly, newest first (at most 60 rows)",
+        ["Day", "Series", "Spike or drop", "Off the usual by", "Driver", "Its change", "Cause"],
+        rows,
+    )
+    return Section(base.key, base.title, base.how_to_read, base.marts, chart, (table,))
+
+
+def _anomaly_series(row: dict[str, Any]) -> str:
+    if row["grain"] == "total":
+        return f"all GPU spend in {row['billing_currency']}"
+    return f"{row['provider_name']} · {row['gpu_model']} · {row['team']}"
+
+
+def _forecast(con: duckdb.DuckDBPyConnection) -> Section:
+    how = (
+        "For the latest month with budgets: what each team has spent so far, where the month will land if it keeps "
+        "spending at the rate of its last seven days (the bar; the thin line is the range between its cheapest and "
+        "dearest of those days), and its budget (the black tick). A team whose forecast passes its budget is "
+        "projected over budget; the run-out day is when its budget was or will be used up at that rate. Amounts are "
+        "in each budget's billing currency."
+    )
+    base = Section("forecast", "Month-end forecast against budget, per team", how, ("fct_gpu_spend_forecast",))
+    if not _exists(con, "fct_gpu_spend_forecast"):
+        return _no_data(base)
+    teams = _query(
+        con,
+        """
+        select * from marts.fct_gpu_spend_forecast
+        where grain = 'team' and budget_amount is not null
+            and billing_month = (
+                select max(billing_month) from marts.fct_gpu_spend_forecast where budget_amount is not null
+            )
+        order by billing_currency, team
+        """,
+    )
+    if not teams:
+        return _no_data(base)
+    values = [
+        {
+            "team": f"{row['team']} ({row['billing_currency']})",
+            "forecast": _float(row["forecast_cost"]),
+            "low": _float(row["forecast_low"]),
+            "high": _float(row["forecast_high"]),
+            "budget": _float(row["budget_amount"]),
+            "status": "over budget" if row["is_projected_over_budget"] else "within budget",
+            "text": _money(row["forecast_cost"], row["billing_currency"]),
+            "budget_text": _money(row["budget_amount"], row["billing_currency"]),
+        }
+        for row in teams
+    ]
+    data = alt.Data(values=values)
+    y = alt.Y("team:N", title="Team (billing currency)")
+    bars = (
+        alt.Chart(data)
+        .mark_bar()
+        .encode(
+            y=y,
+            x=alt.X("forecast:Q", title="Month-end forecast"),
+            color=alt.Color(
+                "status:N",
+                title="",
+                scale=alt.Scale(domain=["within budget", "over budget"], range=["#4c78a8", "#d62728"]),
+            ),
+            tooltip=[
+                alt.Tooltip("team:N", title="Team"),
+                alt.Tooltip("text:N", title="Forecast"),
+                alt.Tooltip("budget_text:N", title="Budget"),
+            ],
+        )
+    )
+    ranges = alt.Chart(data).mark_rule(color="#1d2430").encode(y=y, x="low:Q", x2="high:Q")
+    ticks = alt.Chart(data).mark_tick(color="black", thickness=3, size=22).encode(y=y, x="budget:Q")
+    chart = alt.layer(bars, ranges, ticks).properties(width=CHART_WIDTH, height=32 * len(values)).to_dict()
+    month = teams[0]["billing_month"].strftime("%Y-%m")
+    rows = [
+        [
+            Cell(row["team"]),
+            _money_cell(row["month_to_date_cost"], row["billing_currency"]),
+            _money_cell(row["burn_rate_per_day"], row["billing_currency"]),
+            _money_cell(row["forecast_cost"], row["billing_currency"]),
+            Cell(" – ".join(_money(row[key], row["billing_currency"]) for key in ("forecast_low", "forecast_high"))),
+            _money_cell(row["budget_amount"], row["billing_currency"]),
+            Cell(_percent(row["budget_used_share"])),
+            _money_cell(row["projected_overrun"], row["billing_currency"]),
+            Cell(row["budget_runout_date"].isoformat() if row["budget_runout_date"] else "-"),
+        ]
+        for row in teams
+    ]
+    table = Table(
+        f"{month}, as of {teams[0]['as_of_date'].isoformat()} (overrun: forecast minus budget; negative is headroom)",
+        ["Team", "Month to date", "Per day", "Forecast", "Range", "Budget", "Used", "Overrun", "Runs out"],
+        rows,
+    )
+    return Section(base.key, base.title, base.how_to_read, base.marts, chart, (table,))
 
 
 def _data_quality(con: duckdb.DuckDBPyConnection) -> Section:

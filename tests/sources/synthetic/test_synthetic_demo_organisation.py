@@ -390,9 +390,46 @@ def test_gpu_cloud_usage_follows_the_csv_contract(demo: Path, expected: dict) ->
             providers.add((row["provider"], row["gpu_model"], row["pricing_model"]))
     assert providers == {
         ("Lambda", "H100", "on_demand"),
+        ("Lambda", "H100", "reserved"),
+        ("Lambda", "A100 40GB", "on_demand"),
         ("RunPod", "A100 80GB", "spot"),
         ("RunPod", "A100 80GB", "on_demand"),
     }
+
+
+def test_the_last_month_carries_the_documented_spend_events(demo: Path, expected: dict) -> None:
+    """README "Demo events": each event is in the usage files on its days and nowhere else."""
+    per_day: dict[tuple[str, str], dict[tuple[str, str], Decimal]] = defaultdict(lambda: defaultdict(Decimal))
+    hours: dict[tuple[str, str], Decimal] = defaultdict(Decimal)
+    for path in deliveries(expected, "gpu_cloud_usage"):
+        for row in read_csv((demo / path).read_bytes())[1]:
+            fleet = row["resource_name"].rsplit("-", 1)[0]
+            key = (fleet, row["usage_start"][:10])
+            per_day[key][(row["pricing_model"], row["unit_price"])] += Decimal(row["cost"])
+            hours[key] += Decimal(row["usage_hours"])
+    october = [f"2026-10-{day:02d}" for day in range(1, 32)]
+    september = [f"2026-09-{day:02d}" for day in range(1, 31)]
+    # Forgotten node: 24 h a day from 13 through 19 October at 23.92 an hour, never before or after.
+    notebook_days = sorted(day for fleet, day in per_day if fleet == "h100x8-notebook")
+    assert notebook_days == october[12:19]
+    for day in notebook_days:
+        assert per_day[("h100x8-notebook", day)] == {("on_demand", "23.92"): Decimal("574.08")}
+    # Price change: eight always-on 1×A100 at 1.28 an hour until 14 October, 1.68 from the 15th.
+    for day in september + october:
+        price = "1.28" if day < "2026-10-15" else "1.68"
+        assert per_day[("a100-serve", day)] == {("on_demand", price): Decimal(price) * 24 * 8}
+    # Reservation expiring: reserved at 15.92 through 22 October, then on demand at 23.92.
+    for day in september + october:
+        model, price = ("reserved", "15.92") if day <= "2026-10-22" else ("on_demand", "23.92")
+        assert per_day[("h100x8-serve", day)] == {(model, price): Decimal(price) * 24}
+    # Spot fallback: the three recsys pods on demand around the clock on 20-22 October, spot on every other day.
+    for day in september + october:
+        billed = per_day.get(("recsys-train", day), {})
+        if day in october[19:22]:
+            assert billed == {("on_demand", "2.38"): Decimal("2.38") * 24 * 3}
+            assert hours[("recsys-train", day)] == 72
+        else:
+            assert {model for model, _ in billed} <= {"spot"}
 
 
 def test_onprem_inventory_follows_the_csv_contract(demo: Path, expected: dict) -> None:

@@ -40,15 +40,16 @@ NOT_IN_DAILY_JOB = {"prices", "telemetry"}
 
 
 def daily_job_checks() -> set[tuple[str, str]]:
-    """(asset key, check) of every asset the daily job materializes, as the asset graph snapshot records them."""
+    """(asset key, check) of every asset the daily job materializes, as the asset graph snapshot records them, and
+    the dbt source tests of the price and telemetry tables (`source_…`), which its dbt build runs."""
     checks: set[tuple[str, str]] = set()
-    current = None
+    key, in_daily_job = "", False
     for line in SNAPSHOT.read_text().splitlines():
         if line.startswith("asset "):
             _, key, group = line.split()
-            current = None if group.removeprefix("group=") in NOT_IN_DAILY_JOB else key
-        elif line.startswith("  check ") and current is not None:
-            checks.add((current, line.split()[1]))
+            in_daily_job = group.removeprefix("group=") not in NOT_IN_DAILY_JOB
+        elif line.startswith("  check ") and (in_daily_job or line.split()[1].startswith("source_")):
+            checks.add((key, line.split()[1]))
     return checks
 
 

@@ -139,7 +139,7 @@ def test_report_command_writes_to_the_default_place_and_to_output(
 def test_report_without_a_warehouse_says_how_to_get_one(tmp_path: Path, monkeypatch, capsys):
     monkeypatch.setenv("FINOPS_HOME", str(tmp_path / "none"))
     assert main(["report"]) == 2
-    assert "run `gpu-finops demo` or `gpu-finops ingest` first" in capsys.readouterr().err
+    assert "run `gpu-finops demo` or `gpu-finops ingest PATH` first" in capsys.readouterr().err
 
 
 def test_the_funnel_shows_unused_commitments_and_its_parts_add_up_to_the_spend(tmp_path: Path):

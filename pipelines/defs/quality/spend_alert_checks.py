@@ -8,7 +8,7 @@ from dagster_duckdb import DuckDBResource
 from pipelines.lib.quality.spend_alerts import new_anomalies, notify, projected_overruns
 from pipelines.lib.settings import DUCKDB_WRITER_POOL
 
-ANOMALY_SUMMARY = (
+ANOMALY_COLUMNS = (
     "charge_date",
     "provider_name",
     "gpu_model",
@@ -17,14 +17,23 @@ ANOMALY_SUMMARY = (
     "cost_deviation",
     "cause_class",
 )
+OVERRUN_COLUMNS = ("billing_month", "grain", "provider_name", "team", "forecast_cost", "budget_amount")
 
 
-def _table(items: list[dict], columns: tuple[str, ...]) -> dg.MetadataValue:
-    if not items:
-        return dg.MetadataValue.md("none")
-    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
-    lines += ["| " + " | ".join(str(item.get(column, "")) for column in columns) + " |" for item in items[:20]]
-    return dg.MetadataValue.md("\n".join(lines))
+def _alert_result(kind: str, items: list[dict], columns: tuple[str, ...]) -> dg.AssetCheckResult:
+    """Passed when there is nothing to tell; otherwise a warning listing the items, which are also sent to the
+    webhook when one is configured."""
+    outcome = notify(kind, items)
+    table = dg.MetadataValue.md("none")
+    if items:
+        lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+        lines += ["| " + " | ".join(str(item.get(column, "")) for column in columns) + " |" for item in items[:20]]
+        table = dg.MetadataValue.md("\n".join(lines))
+    return dg.AssetCheckResult(
+        passed=not items,
+        severity=dg.AssetCheckSeverity.WARN,
+        metadata={"count": len(items), kind: table, "webhook": outcome.detail},
+    )
 
 
 @dg.asset_check(
@@ -40,27 +49,7 @@ def _table(items: list[dict], columns: tuple[str, ...]) -> dg.MetadataValue:
 def no_new_spend_anomalies(duckdb: DuckDBResource) -> dg.AssetCheckResult:
     with duckdb.get_connection() as con:
         anomalies = new_anomalies(con)
-    outcome = notify("gpu_spend_anomalies", anomalies)
-    return dg.AssetCheckResult(
-        passed=not anomalies,
-        severity=dg.AssetCheckSeverity.WARN,
-        metadata={
-            "new_anomalies": len(anomalies),
-            "anomalies": _table(
-                anomalies,
-                (
-                    "charge_date",
-                    "provider_name",
-                    "gpu_model",
-                    "team",
-                    "billing_currency",
-                    "cost_deviation",
-                    "cause_class",
-                ),
-            ),
-            "webhook": outcome.detail,
-        },
-    )
+    return _alert_result("gpu_spend_anomalies", anomalies, ANOMALY_COLUMNS)
 
 
 @dg.asset_check(
@@ -76,18 +65,4 @@ def no_new_spend_anomalies(duckdb: DuckDBResource) -> dg.AssetCheckResult:
 def no_projected_budget_overrun(duckdb: DuckDBResource) -> dg.AssetCheckResult:
     with duckdb.get_connection() as con:
         overruns = projected_overruns(con)
-    outcome = notify("gpu_budget_overruns", overruns)
-    return dg.AssetCheckResult(
-        passed=not overruns,
-        severity=dg.AssetCheckSeverity.WARN,
-        metadata={
-            "projected_overruns": len(overruns),
-            "overruns": _table(
-                overruns, ("billing_month", "grain", "provider_name", "team", "forecast_cost", "budget_amount")
-            ),
-            "webhook": outcome.detail,
-        },
-    )
-
-
-defs = dg.Definitions(asset_checks=[no_new_spend_anomalies, no_projected_budget_overrun])
+    return _alert_result("gpu_budget_overruns", overruns, OVERRUN_COLUMNS)

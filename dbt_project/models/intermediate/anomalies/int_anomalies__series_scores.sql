@@ -67,22 +67,9 @@ days as (
 
 ),
 
-series as (
-
-    select distinct {{ keys | join(', ') }} from series_daily
-
-),
-
 dense as (
 
-    select
-        {% for key in keys %}series.{{ key }},{% endfor %}
-        days.charge_date,
-        coalesce(series_daily.actual_cost, 0) as actual_cost
-    from series
-    cross join days
-    left join series_daily
-        on {% for key in keys %}series.{{ key }} = series_daily.{{ key }} and {% endfor %}days.charge_date = series_daily.charge_date
+    {{ dense_daily_series('series_daily', 'days', keys, 'actual_cost') }}
 
 ),
 
@@ -101,7 +88,7 @@ history as (
     from dense
     cross join baseline_weeks
     inner join dense as past
-        on {% for key in keys %}dense.{{ key }} = past.{{ key }} and {% endfor %}past.charge_date
+        on {{ keys_match('dense', 'past', keys) }} and past.charge_date
             = cast({{ dbt.dateadd('day', '-7 * baseline_weeks.week_number', 'dense.charge_date') }} as date)
 
 ),
@@ -126,7 +113,7 @@ recent as (
         past.actual_cost as past_cost
     from dense
     inner join dense as past
-        on {% for key in keys %}dense.{{ key }} = past.{{ key }} and {% endfor %}past.charge_date
+        on {{ keys_match('dense', 'past', keys) }} and past.charge_date
             between cast({{ dbt.dateadd('day', -7 * weeks, 'dense.charge_date') }} as date)
             and cast({{ dbt.dateadd('day', -1, 'dense.charge_date') }} as date)
 
@@ -148,7 +135,7 @@ spread as (
         max(abs(recent.past_cost - recent_median.median_cost)) as normal_range
     from recent
     inner join recent_median
-        on {% for key in keys %}recent.{{ key }} = recent_median.{{ key }} and {% endfor %}recent.charge_date = recent_median.charge_date
+        on {{ keys_match('recent', 'recent_median', keys) }} and recent.charge_date = recent_median.charge_date
     group by {% for key in keys %}recent.{{ key }}, {% endfor %}recent.charge_date
 
 ),
@@ -197,9 +184,9 @@ scored as (
         ) as decimal(38, 12)) as deviation_scale
     from dense
     left join baseline
-        on {% for key in keys %}dense.{{ key }} = baseline.{{ key }} and {% endfor %}dense.charge_date = baseline.charge_date
+        on {{ keys_match('dense', 'baseline', keys) }} and dense.charge_date = baseline.charge_date
     left join spread
-        on {% for key in keys %}dense.{{ key }} = spread.{{ key }} and {% endfor %}dense.charge_date = spread.charge_date
+        on {{ keys_match('dense', 'spread', keys) }} and dense.charge_date = spread.charge_date
     left join coverage
         on dense.grain = coverage.grain
         and dense.provider_name = coverage.provider_name

@@ -56,23 +56,18 @@ calendar as (
 
 ),
 
-series as (
+dense_days as (
 
-    select distinct {{ keys | join(', ') }} from series_daily
+    {{ dense_daily_series('series_daily', 'calendar', keys, 'daily_cost') }}
 
 ),
 
 dense as (
 
     select
-        {% for key in keys %}series.{{ key }},{% endfor %}
-        calendar.charge_date,
-        cast({{ dbt.date_trunc('month', 'calendar.charge_date') }} as date) as billing_month,
-        cast(coalesce(series_daily.daily_cost, 0) as decimal(38, 12)) as daily_cost
-    from series
-    cross join calendar
-    left join series_daily
-        on {% for key in keys %}series.{{ key }} = series_daily.{{ key }} and {% endfor %}calendar.charge_date = series_daily.charge_date
+        dense_days.*,
+        cast({{ dbt.date_trunc('month', 'charge_date') }} as date) as billing_month
+    from dense_days
 
 ),
 
@@ -116,7 +111,7 @@ select
     {{ keys | join(', ') }},
     billing_month,
     charge_date,
-    daily_cost,
+    cast(daily_cost as decimal(38, 12)) as daily_cost,
     cast(month_to_date_cost as decimal(38, 12)) as month_to_date_cost,
     cast(month_cost_in_warehouse as decimal(38, 12)) as month_cost_in_warehouse,
     cast(days_elapsed as integer) as days_elapsed,

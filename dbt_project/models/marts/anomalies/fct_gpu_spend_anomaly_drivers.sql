@@ -83,7 +83,7 @@ windowed as (
         {{ dbt.datediff('in_series.charge_date', 'anomalies.charge_date', 'day') }} as days_before
     from anomalies
     inner join in_series
-        on {% for key in series %}anomalies.{{ key }} = in_series.{{ key }} and {% endfor %}in_series.charge_date
+        on {{ keys_match('anomalies', 'in_series', series) }} and in_series.charge_date
             between cast({{ dbt.dateadd('day', -7 * weeks, 'anomalies.charge_date') }} as date) and anomalies.charge_date
 
 ),
@@ -130,7 +130,7 @@ baseline as (
     from per_resource
     cross join baseline_weeks
     left join same_weekday
-        on {% for key in anomaly_resource %}per_resource.{{ key }} = same_weekday.{{ key }} and {% endfor %}baseline_weeks.week_number = same_weekday.week_number
+        on {{ keys_match('per_resource', 'same_weekday', anomaly_resource) }} and baseline_weeks.week_number = same_weekday.week_number
     group by {% for key in anomaly_resource %}per_resource.{{ key }}{{ ', ' if not loop.last }}{% endfor %}
 
 ),
@@ -201,9 +201,9 @@ changes as (
     from anomalies
     inner join per_resource on anomalies.anomaly_key = per_resource.anomaly_key
     inner join baseline
-        on {% for key in anomaly_resource %}per_resource.{{ key }} = baseline.{{ key }}{{ ' and ' if not loop.last }}{% endfor %}
+        on {{ keys_match('per_resource', 'baseline', anomaly_resource) }}
     inner join main_category
-        on {% for key in anomaly_resource %}per_resource.{{ key }} = main_category.{{ key }}{{ ' and ' if not loop.last }}{% endfor %}
+        on {{ keys_match('per_resource', 'main_category', anomaly_resource) }}
     left join provider_days
         on per_resource.resource_provider_name = provider_days.provider_name
         and anomalies.billing_currency = provider_days.billing_currency

@@ -175,7 +175,14 @@ def test_the_daily_schedule_runs_unattended_through_the_daemons_queue_on_postgre
                 run_id,
             )[0][0],
             "raw/focus_cost_and_usage": {
-                check: state for (key, check), state in evaluated.items() if key == "raw/focus_cost_and_usage"
+                check: state
+                for (key, check), state in evaluated.items()
+                if key == "raw/focus_cost_and_usage" and not check.startswith("source_")
+            },
+            "dbt source tests of raw/focus_cost_and_usage": {
+                state
+                for (key, check), state in evaluated.items()
+                if key == "raw/focus_cost_and_usage" and check.startswith("source_")
             },
             "duckdb_writer slots": postgres.query(
                 "select count(*) from concurrency_slots where concurrency_key = %s and not deleted", DUCKDB_WRITER_POOL
@@ -192,6 +199,7 @@ def test_the_daily_schedule_runs_unattended_through_the_daemons_queue_on_postgre
                 "loads_carry_no_warnings": "SUCCEEDED",
                 "raw_matches_audited_deliveries": "SUCCEEDED",
             },
+            "dbt source tests of raw/focus_cost_and_usage": {"SUCCEEDED"},
             "duckdb_writer slots": 1,
         }
 

@@ -201,23 +201,25 @@ flagged as (
         {{ decimal_divide('cost_deviation', 'deviation_scale', 4) }} as anomaly_score
     from scored
 
+),
+
+judged as (
+
+    select
+        flagged.*,
+        coalesce(
+            is_judged
+            and baseline_weeks = {{ weeks }}
+            and abs(cost_deviation) >= {{ var('anomaly_min_deviation') }}
+            and abs(anomaly_score) >= {{ var('anomaly_score_threshold') }},
+            false
+        ) as is_anomaly
+    from flagged
+
 )
 
 select
     {{ generate_surrogate_key(keys + ['charge_date']) }} as anomaly_key,
-    flagged.*,
-    coalesce(
-        is_judged
-        and baseline_weeks = {{ weeks }}
-        and abs(cost_deviation) >= {{ var('anomaly_min_deviation') }}
-        and abs(anomaly_score) >= {{ var('anomaly_score_threshold') }},
-        false
-    ) as is_anomaly,
-    case
-        when is_judged
-            and baseline_weeks = {{ weeks }}
-            and abs(cost_deviation) >= {{ var('anomaly_min_deviation') }}
-            and abs(anomaly_score) >= {{ var('anomaly_score_threshold') }}
-            then case when cost_deviation > 0 then 'spike' else 'drop' end
-    end as direction
-from flagged
+    judged.*,
+    case when is_anomaly then case when cost_deviation > 0 then 'spike' else 'drop' end end as direction
+from judged

@@ -52,24 +52,9 @@ series_daily as (
 
 ),
 
-bounds as (
-
-    select
-        min(charge_date) as first_day,
-        {{ dbt.datediff('min(charge_date)', 'max(charge_date)', 'day') }} as day_count
-    from resource_daily
-
-),
-
-days as (
-
-    {{ calendar_days('bounds', 'charge_date') }}
-
-),
-
 dense as (
 
-    {{ dense_daily_series('series_daily', 'days', keys, 'actual_cost') }}
+    {{ dense_daily_series('series_daily', keys, 'actual_cost') }}
 
 ),
 

@@ -41,24 +41,9 @@ series_daily as (
 
 ),
 
-bounds as (
-
-    select
-        min(charge_date) as first_day,
-        {{ dbt.datediff('min(charge_date)', 'max(charge_date)', 'day') }} as day_count
-    from resource_daily
-
-),
-
-calendar as (
-
-    {{ calendar_days('bounds', 'charge_date') }}
-
-),
-
 dense_days as (
 
-    {{ dense_daily_series('series_daily', 'calendar', keys, 'daily_cost') }}
+    {{ dense_daily_series('series_daily', keys, 'daily_cost') }}
 
 ),
 

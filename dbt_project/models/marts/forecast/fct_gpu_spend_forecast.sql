@@ -6,6 +6,8 @@
     budgets".
 -#}
 
+{%- set month_series = ['grain', 'provider_name', 'team', 'billing_currency', 'billing_month'] %}
+
 with
 
 daily as (
@@ -59,11 +61,7 @@ reached as (
         min(daily.charge_date) as reached_on
     from budgeted
     inner join daily
-        on budgeted.grain = daily.grain
-        and budgeted.provider_name = daily.provider_name
-        and budgeted.team = daily.team
-        and budgeted.billing_currency = daily.billing_currency
-        and budgeted.billing_month = daily.billing_month
+        on {{ keys_match('budgeted', 'daily', month_series) }}
         and daily.month_to_date_cost >= budgeted.budget_amount
     group by budgeted.grain, budgeted.provider_name, budgeted.team, budgeted.billing_currency, budgeted.billing_month
 
@@ -80,11 +78,7 @@ projected as (
         end as days_until_budget_spent
     from budgeted
     left join reached
-        on budgeted.grain = reached.grain
-        and budgeted.provider_name = reached.provider_name
-        and budgeted.team = reached.team
-        and budgeted.billing_currency = reached.billing_currency
-        and budgeted.billing_month = reached.billing_month
+        on {{ keys_match('budgeted', 'reached', month_series) }}
 
 )
 

@@ -4,6 +4,8 @@
     month then cost. README "Forecast and budgets" publishes the demo's error.
 -#}
 
+{%- set month_series = ['grain', 'provider_name', 'team', 'billing_currency', 'billing_month'] %}
+
 with
 
 daily as (
@@ -43,9 +45,5 @@ select
     daily.month_cost_in_warehouse between daily.forecast_low and daily.forecast_high as actual_within_range
 from daily
 inner join complete_months
-    on daily.grain = complete_months.grain
-    and daily.provider_name = complete_months.provider_name
-    and daily.team = complete_months.team
-    and daily.billing_currency = complete_months.billing_currency
-    and daily.billing_month = complete_months.billing_month
+    on {{ keys_match('daily', 'complete_months', month_series) }}
 where daily.days_elapsed in ({{ var('forecast_backtest_days') | join(', ') }})

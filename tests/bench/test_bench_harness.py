@@ -17,8 +17,9 @@ from pathlib import Path
 
 import pytest
 
+from bench.curve import SERIES, curve_points, write_curve
 from bench.price_list import SNAPSHOT
-from bench.run import ProcessMemory, TreeMemory, results_markers, summed_rss, write_doc
+from bench.run import ProcessMemory, TreeMemory, markdown, results_markers, scaling_ratios, summed_rss, write_doc
 from pipelines.lib.settings import PROJECT_ROOT
 
 
@@ -128,3 +129,69 @@ def test_each_engine_has_its_own_results_block(tmp_path: Path):
     assert text.count("spark table") == 1
     assert "<!-- bench:results:spark -->\nspark table, again\n<!-- /bench:results:spark -->" in text
     assert results_markers("spark") == ("<!-- bench:results:spark -->", "<!-- /bench:results:spark -->")
+
+
+def _phase(rows: int, seconds: float, peak_gb: float) -> dict[str, float]:
+    rate = round(rows / seconds)
+    return {"rows": rows, "seconds": seconds, "peak_rss_bytes": int(peak_gb * 1e9), "cpu_seconds": seconds} | {
+        "rows_per_second": rate
+    }
+
+
+def _run(rows: int, seconds: dict[str, float], peaks: dict[str, float]) -> dict[str, object]:
+    phases = {name: _phase(rows, seconds[name], peaks[name]) for name in seconds}
+    return {"rows": rows, "phases": phases, "peak_rss_gb": max(v for k, v in peaks.items() if k != "baseline")}
+
+
+NAMES = ("baseline", "ingest", "transform", "daily_ingest", "daily_transform")
+SMALL = _run(1_000_000, dict(zip(NAMES, (10, 15, 30, 2, 8), strict=True)), dict.fromkeys(NAMES, 1.5))
+LARGE = _run(
+    10_000_000,
+    dict(zip(NAMES, (50, 75, 150, 3, 9), strict=True)),
+    dict(zip(NAMES, (3.0, 1.6, 1.9, 1.5, 1.7), strict=True)),
+)
+
+
+def test_scaling_ratios_compare_each_size_with_the_smallest():
+    # Daily run: (3 + 9) / (2 + 8) = 1.2; peak of the project's phases: 1.9 / 1.5 = 1.27 (the baseline's 3 GB not).
+    assert scaling_ratios([LARGE, SMALL]) == [
+        {"rows": 1_000_000, "daily_vs_smallest": 1.0, "peak_vs_smallest": 1.0},
+        {"rows": 10_000_000, "daily_vs_smallest": 1.2, "peak_vs_smallest": 1.27},
+    ]
+    table = markdown({"machine": MACHINE, "runs": [SMALL | RATIOS, LARGE | RATIOS], "finished": "now"})
+    assert "| 10,000,000 | 1.2 ✅ (≤ 1.2) | 1.27 ❌ (≤ 1.2) |" in table
+
+
+MACHINE = {
+    "cores": 2,
+    "memory_gb": 24.0,
+    "platform": "test",
+    "python": "3.11",
+    "versions": {},
+    "engine": "duckdb",
+    "load_average_at_start": [0.0, 0.0, 0.0],
+}
+RATIOS = {
+    "ingest_vs_baseline": 1.0,
+    "ingest_transform_vs_baseline": 1.0,
+    "daily_vs_full": 0.01,
+    "daily_transform_vs_transform": 0.01,
+    "cpu": {"ingest_vs_baseline": 1.0, "ingest_transform_vs_baseline": 1.0, "daily_vs_full": 0.01},
+}
+
+
+def test_the_scaling_curve_is_drawn_from_the_results(tmp_path: Path):
+    report = {"machine": MACHINE, "runs": [LARGE, SMALL], "finished": "2026-12-02 12:00 UTC"}
+    points = {(point["rows"], point["series"]): point for point in curve_points(report)}
+    assert len(points) == 2 * len(SERIES)
+    # Sums and peaks worked out from the phases above.
+    full = points[(10_000_000, "(b) + (c) ingest and full dbt build")]
+    assert (full["seconds"], full["peak_gb"]) == (225.0, 1.9)
+    daily = points[(1_000_000, "(d) daily run (ingest + dbt)")]
+    assert (daily["seconds"], daily["peak_gb"]) == (10.0, 1.5)
+    assert points[(10_000_000, "(a) DuckDB's own load (baseline)")]["peak_gb"] == 3.0
+    png = write_curve(report, tmp_path / "curve.png", memory_target_gb=2.0)
+    header = png.read_bytes()[:24]
+    assert header[:8] == b"\x89PNG\r\n\x1a\n"
+    width, height = int.from_bytes(header[16:20], "big"), int.from_bytes(header[20:24], "big")
+    assert width > 1000 and height > 400, "two panels side by side, drawn at twice the size"

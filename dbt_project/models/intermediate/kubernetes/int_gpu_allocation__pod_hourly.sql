@@ -38,7 +38,7 @@ gpu_hours as (
 
 ),
 
-shared as (
+joined as (
 
     select
         pod_samples.gpu_uuid,
@@ -46,23 +46,27 @@ shared as (
         pod_samples.pod,
         pod_samples.container,
         device_samples.hour_start,
-        {{ decimal_divide(
-            'device_samples.sample_seconds',
-            'count(*) over (partition by pod_samples.gpu_uuid, pod_samples.sampled_at)',
-            12,
-        ) }} as held_seconds,
-        count(*) over (partition by pod_samples.gpu_uuid, pod_samples.sampled_at) as pods_on_gpu,
-        {{ telemetry_active_ratio('device_samples.gr_engine_active', 'device_samples.gpu_util_percent') }}
-            as active_ratio,
-        case
-            when {{ telemetry_active_is_fallback('device_samples.gr_engine_active', 'device_samples.gpu_util_percent') }}
-                then 1
-            else 0
-        end as used_fallback
+        device_samples.sample_seconds,
+        device_samples.gr_engine_active,
+        device_samples.gpu_util_percent,
+        count(*) over (partition by pod_samples.gpu_uuid, pod_samples.sampled_at) as pods_on_gpu
     from pod_samples
     inner join device_samples
         on pod_samples.gpu_uuid = device_samples.gpu_uuid
         and pod_samples.sampled_at = device_samples.sampled_at
+
+),
+
+-- a sample several pods hold (time-slicing) is split evenly between them
+shared as (
+
+    select
+        joined.*,
+        {{ decimal_divide('sample_seconds', 'pods_on_gpu', 12) }} as held_seconds,
+        {{ telemetry_active_ratio('gr_engine_active', 'gpu_util_percent') }} as active_ratio,
+        case when {{ telemetry_active_is_fallback('gr_engine_active', 'gpu_util_percent') }} then 1 else 0 end
+            as used_fallback
+    from joined
 
 ),
 

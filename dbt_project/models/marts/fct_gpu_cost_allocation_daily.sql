@@ -146,7 +146,8 @@ pod_rows as (
         provisioned_gpu_hours,
         effective_cost,
         provisioned_cost,
-        coalesce(allocated_cost, cast(0 as decimal(38, 12))) as allocated_cost
+        -- 12 decimals like the unallocated row's, so the union keeps the remainder's every decimal
+        cast(coalesce(allocated_cost, 0) as decimal(38, 12)) as allocated_cost
     from allocated
 
 ),
@@ -174,7 +175,7 @@ unallocated_rows as (
         nodes.effective_cost,
         nodes.provisioned_cost,
         -- the remainder: the hours no pod held, the unused commitment and the pods' rounding
-        nodes.effective_cost - coalesce(pod_costs.allocated_cost, 0) as allocated_cost
+        cast(nodes.effective_cost - coalesce(pod_costs.allocated_cost, 0) as decimal(38, 12)) as allocated_cost
     from nodes
     left join node_held
         on nodes.usage_date = node_held.usage_date

@@ -21,10 +21,17 @@ series carry the node's providerID, so they name their instance. The H100 nodes 
 utilization. The acquired subsidiary (legacy CUR) logs `nvidia-smi --format=csv -l 300` to one file
 per host and month, and `host_map.csv` maps those host names to instance ids.
 
+The p4d-eval node is the demo's Kubernetes cluster: its exporter maps pods to GPUs, so its series carry
+the pod that holds each GPU (`KUBERNETES_PODS`, the same schedule every UTC day), one series per GPU and
+pod, and a GPU no pod holds has a series without pod labels. GPUs 0-3 run one 4-GPU pod all day, pods on
+GPUs 4-6 start and stop within the day, two pods share GPU 6 by time-slicing from 13:30 to 14:00, and no
+pod ever holds GPU 7. The metric values are the node's as before: only the labels tell the pods apart.
+
 `expected_utilization.json` is the generator's own ledger, per UTC day and instance: GPU-hours with
 telemetry, active GPU-hours (GR-engine, else GPU-util / 100) and effective GPU-hours (SM-active; none
 for nvidia-smi hosts, which do not report it), in exact decimals, built from the values as generated,
-never by reading the files back.
+never by reading the files back; and per UTC day, instance and pod (`pods`, DCGM nodes only) the
+GPU-hours the pod held, a step shared by n pods counting 1/n to each.
 """
 
 from __future__ import annotations
@@ -68,6 +75,18 @@ WORKLOADS = {
     "g6e-embed": "inference",
     "g6e-batch": "batch",
 }
+KUBERNETES_FLEET = "p4d-eval"
+KUBERNETES_PODS = (
+    # (GPU, namespace, pod, container, from, to): UTC minutes of each day, multiples of the 15-minute step
+    *((gpu, "eval-llm", "llm-eval-0", "harness", 0, 1440) for gpu in range(4)),
+    (4, "eval-vision", "vision-eval-a", "harness", 0, 540),
+    (4, "eval-vision", "vision-eval-b", "harness", 540, 1290),
+    (5, "notebooks", "nb-alice", "jupyter", 480, 1080),
+    (6, "eval-vision", "vision-embed", "embedder", 360, 840),
+    (6, "notebooks", "nb-bob", "jupyter", 810, 960),
+)
+"""The demo cluster's pods; `dbt_project/seeds/kubernetes_namespace_teams.csv` maps eval-llm and eval-vision to
+teams and leaves notebooks without one. GPU 7 is never held."""
 NO_GR_ENGINE_MODELS = frozenset({"H100"})
 """DCGM profiling field GR_ENGINE_ACTIVE missing on these nodes: the models fall back to GPU_UTIL / 100."""
 EPOCH_ORDINAL = date(1970, 1, 1).toordinal()
@@ -197,6 +216,48 @@ def _active_units(host: GpuHost, sample: Sample) -> int:
     return sample.gr
 
 
+def _node_pod(host: GpuHost, gpu: int) -> tuple[str, str, str]:
+    """The one pod of each 8 GPUs on the DCGM nodes outside the demo cluster: namespace, pod, container."""
+    return host.team, f"{host.fleet}-{gpu // 8}", "worker"
+
+
+def _pods_at(host: GpuHost, gpu: int, moment: int) -> list[tuple[str, str, str]]:
+    """(namespace, pod, container) of the pods holding a GPU in the step starting at `moment`: on the demo cluster
+    its schedule, on the other DCGM nodes one pod per node all the time (namespace = team), on nvidia-smi hosts none."""
+    if host.via != samples.SOURCE_PROMETHEUS:
+        return []
+    if host.fleet != KUBERNETES_FLEET:
+        return [_node_pod(host, gpu)]
+    minute = moment % 86400 // 60
+    return [
+        (namespace, pod, container)
+        for held, namespace, pod, container, begin, end in KUBERNETES_PODS
+        if held == gpu and begin <= minute < end
+    ]
+
+
+def _series_by_pods(
+    host: GpuHost, gpu: int, labels: dict[str, str], points: list[Sample], step: int
+) -> list[tuple[dict[str, str], list[int]]]:
+    """A GPU's points of one day (by position) as the exporter's series: one for every other host; on the demo
+    cluster one per pod holding the GPU, and one without pod labels while none does (its scrape renames the
+    workload's labels exported_*)."""
+    if host.fleet != KUBERNETES_FLEET:
+        return [(labels, list(range(len(points))))]
+    node = {
+        key: value for key, value in labels.items() if key not in ("exported_namespace", "exported_pod", "container")
+    }
+    series: dict[tuple[str, str, str] | None, list[int]] = defaultdict(list)
+    for position, sample in enumerate(points):
+        for held in _pods_at(host, gpu, sample.at - step) or [None]:
+            series[held].append(position)
+    pod_keys = ("exported_namespace", "exported_pod", "exported_container")
+    return [
+        (node if held is None else node | dict(zip(pod_keys, held, strict=True)), positions)
+        for held, positions in series.items()
+    ]
+
+
 def write_demo_telemetry(
     out_dir: Path, seed: int = 42, start_month: str = "2026-09", months: int = 2
 ) -> dict[str, Path]:
@@ -208,6 +269,8 @@ def write_demo_telemetry(
     days = [day.date() for period in periods for day in period.days]
     # resource -> day number -> [telemetry seconds, active units x seconds, SM-active units x seconds]
     ledger_units: dict[str, dict[int, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0, 0]))
+    # (day number, resource, namespace, pod) -> GPU-seconds held
+    pod_seconds: dict[tuple[int, str, str, str], Decimal] = defaultdict(Decimal)
     facts: dict[str, GpuHost] = {}
     # (day, metric) -> list of (labels, points)
     series: dict[tuple[date, str], list] = defaultdict(list)
@@ -229,6 +292,9 @@ def write_demo_telemetry(
                 day_sums[1] += _active_units(host, sample) * step
                 if host.via == samples.SOURCE_PROMETHEUS:  # nvidia-smi has no SM-active
                     day_sums[2] += sample.sm * step
+                held = _pods_at(host, gpu, sample.at - step)
+                for namespace, pod, _ in held:
+                    pod_seconds[(day_number, host.resource_id, namespace, pod)] += Decimal(step) / len(held)
                 if host.via == samples.SOURCE_NVIDIA_SMI:
                     moment = datetime.fromtimestamp(sample.at, UTC)
                     smi_rows[(host.host, moment.strftime("%Y-%m"))].append(
@@ -243,12 +309,12 @@ def write_demo_telemetry(
                 "device": f"nvidia{gpu}",
                 "modelName": model_name,
                 "Hostname": host.host,
-                "container": "worker",
                 "provider_id": f"aws:///{host.zone}/{host.resource_id}",
             }
             # The p4d cluster's Prometheus scrapes with honorLabels: false, so pod labels arrive renamed.
             pod_keys = ("exported_namespace", "exported_pod") if host.fleet.startswith("p4d") else ("namespace", "pod")
-            labels |= {pod_keys[0]: host.team, pod_keys[1]: f"{host.fleet}-{gpu // 8}"}
+            namespace, pod, container = _node_pod(host, gpu)
+            labels |= {pod_keys[0]: namespace, pod_keys[1]: pod, "container": container}
             for day_number, points in by_day.items():
                 day = date.fromordinal(EPOCH_ORDINAL + day_number)
                 texts = {
@@ -260,9 +326,10 @@ def write_demo_telemetry(
                 }
                 if host.gpu_model not in NO_GR_ENGINE_MODELS:
                     texts[samples.GR_ENGINE_ACTIVE] = [_ratio(sample.gr) for sample in points]
-                times = [sample.at for sample in points]
-                for metric, values in texts.items():
-                    series[(day, metric)].append((labels, list(zip(times, values, strict=True))))
+                for series_labels, positions in _series_by_pods(host, gpu, labels, points, step):
+                    for metric, values in texts.items():
+                        kept = [(points[position].at, values[position]) for position in positions]
+                        series[(day, metric)].append((series_labels, kept))
     for day in days:
         start = datetime(day.year, day.month, day.day, tzinfo=UTC) + timedelta(seconds=PROMETHEUS_STEP_SECONDS)
         end = datetime(day.year, day.month, day.day, tzinfo=UTC) + timedelta(days=1)
@@ -308,6 +375,16 @@ def write_demo_telemetry(
         "prometheus_step_seconds": PROMETHEUS_STEP_SECONDS,
         "nvidia_smi_interval_seconds": NVIDIA_SMI_INTERVAL_SECONDS,
         "days": rows,
+        "pods": [
+            {
+                "day": date.fromordinal(EPOCH_ORDINAL + day_number).isoformat(),
+                "resource_id": resource_id,
+                "namespace": namespace,
+                "pod": pod,
+                "held_gpu_hours": text(seconds / 3600),
+            }
+            for (day_number, resource_id, namespace, pod), seconds in sorted(pod_seconds.items())
+        ],
     }
     expected.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
     return {"prometheus": prometheus_dir, "nvidia_smi": smi_dir, "host_map": host_map, "expected": expected}

@@ -122,6 +122,7 @@ def read_nvidia_smi_log(path: Path, *, name: str | None = None, timezone: str = 
         host=pl.lit(host),
         namespace=pl.lit(None, dtype=pl.String),
         pod=pl.lit(None, dtype=pl.String),
+        container=pl.lit(None, dtype=pl.String),
         resource_id=pl.lit(None, dtype=pl.String),
         # the log file as the user named it: a re-delivery of it replaces its rows per day and host
         source_ref=pl.lit(_STAMP_PREFIX.sub("", Path(name).name)),

@@ -150,6 +150,7 @@ def parse_query_range(payload: bytes, *, metric: str, step_seconds: int, source_
         "gpu_model_name": [],
         "namespace": [],
         "pod": [],
+        "container": [],
         "resource_id": [],
     }
     times: list[float] = []
@@ -172,6 +173,7 @@ def parse_query_range(payload: bytes, *, metric: str, step_seconds: int, source_
             # honorLabels: false renames the exporter's own pod labels to exported_*.
             "namespace": labels.get("exported_namespace") or labels.get("namespace"),
             "pod": labels.get("exported_pod") or labels.get("pod"),
+            "container": labels.get("exported_container") or labels.get("container"),
             "resource_id": _resource_id(labels),
         }
         for name, column in label_columns.items():

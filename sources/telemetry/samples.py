@@ -40,6 +40,7 @@ SAMPLE_SCHEMA: dict[str, pl.DataType] = {
     "value": DECIMAL,
     "namespace": pl.String(),
     "pod": pl.String(),
+    "container": pl.String(),
     "resource_id": pl.String(),
     "source_ref": pl.String(),
     "source_row": pl.Int64(),

@@ -16,6 +16,11 @@ UNIT_TESTS = (
     # 192 GPU-hours for 960.00 and 120.00 of the reservation unused on the same VM: the unused part is its own,
     # the rest splits at 5.00 per GPU-hour; unused hours that name no resource stay under the reservation's id
     "fct_gpu_utilization_daily_unused_commitment_is_its_own_part",
+    # two pods time-slicing one GPU split its shared samples: 0.75 + 0.25 GPU-hour, the device's active ratio
+    "int_gpu_allocation__pod_hourly_time_slicing_splits_the_gpu_hour",
+    # pods pay 10 / 24 per GPU-hour rounded to the cent (2.92, 0.21, 0.83); the unallocated row takes 6.04, the
+    # remainder, and an unused commitment; a namespace without a team, one mapped by the override var
+    "fct_gpu_cost_allocation_daily_allocates_the_bill_to_the_cent",
 )
 
 

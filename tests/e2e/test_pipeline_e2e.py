@@ -459,6 +459,39 @@ def test_demo_gpu_utilization_matches_the_telemetry_generators_ledger(demo: tupl
         # samples stand for whole steps inside the billed running time (the legacy CUR rounds hours to 10 decimals)
         assert observed <= provisioned + tolerance, row
         assert fallback == (row["gpu_model"] == "H100" or row["via"] == "nvidia_smi"), row
+    # The demo cluster (README "Kubernetes GPU chargeback"): each pod's GPU-hours are the ledger's, and the node's rows
+    # add up to its GPU cost on the bill (its GPU cost lines summed here) to the cent; GPU 7, which no pod holds, is in
+    # the unallocated GPU-hours (a full day: 192 billed, 137.5 held by pods, 54.5 unallocated)
+    pods = json.loads(write_demo_telemetry(tmp_path / "pods", seed=7)["expected"].read_text())["pods"]
+    (node,) = {row["resource_id"] for row in pods if row["namespace"] == "eval-llm"}
+    cluster = {
+        (row["day"], row["namespace"], row["pod"]): Decimal(row["held_gpu_hours"])
+        for row in pods
+        if row["resource_id"] == node
+    }
+    held: dict[str, Decimal] = defaultdict(Decimal)
+    for (day, _, _), hours in cluster.items():
+        held[day] += hours
+    allocation = query(
+        home,
+        "select usage_date, allocation_type, namespace, pod, gpu_hours, allocated_cost "
+        f"from marts.fct_gpu_cost_allocation_daily where resource_id = '{node}'",
+    )
+    assert {(str(day), ns, pod): hours for day, kind, ns, pod, hours, _ in allocation if kind == "pod"} == cluster
+    bill = query(
+        home,
+        "select cast(ChargePeriodStart as date), sum(EffectiveCost), sum(x_gpu_hours) "
+        "from intermediate.int_billing__cost_lines "
+        f"where x_gpu_model is not null and ResourceId = '{node}' group by all",
+    )
+    assert bill and {str(day) for day, _, _ in bill} >= set(held)
+    for day, cost, gpu_hours in bill:
+        rows = [row for row in allocation if row[0] == day]
+        assert sum(row[5] for row in rows) == cost, day
+        assert all(row[5] == row[5].quantize(Decimal("0.01")) for row in rows if row[1] == "pod"), day
+        (unallocated,) = [row[4] for row in rows if row[1] == "unallocated"]
+        assert unallocated == gpu_hours - held[str(day)], day
+    assert Decimal("54.5") in {row[4] for row in allocation if row[1] == "unallocated"}
 
 
 # --- the report and the docs site in a real browser, and marts checked against each other --------------------

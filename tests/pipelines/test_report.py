@@ -81,12 +81,12 @@ def test_a_warehouse_without_marts_gets_a_report_that_says_no_data_yet(tmp_path:
         pass
     report = write_report(warehouse, tmp_path / "out" / "report.html")
     assert report.charts == 0
-    assert [section.empty is not None for section in report.sections] == [True] * 9
+    assert [section.empty is not None for section in report.sections] == [True] * 10
     page_html = report.path.read_text(encoding="utf-8")
-    assert page_html.count("No data yet") == 9
+    assert page_html.count("No data yet") == 10
     with open_page(report.path) as (page, log):
         page.evaluate("window.chartsRendered.then((views) => views.length)")
-        assert page.locator("p.empty").count() == 9
+        assert page.locator("p.empty").count() == 10
         assert page.locator(".chart").count() == 0
         log.assert_clean()
 
@@ -187,3 +187,52 @@ def test_the_funnel_shows_unused_commitments_and_its_parts_add_up_to_the_spend(t
         assert Decimal(table[currency]["Unused commitments"]) == sum(Decimal(row[5]) for row in mine)
         assert sum(Decimal(table[currency][part]) for part in parts) == spend
     assert Decimal(table["USD"]["Unused commitments"]) == Decimal("960.005")
+
+
+def test_the_chargeback_shows_each_namespace_and_the_unallocated_rest_adding_up_to_the_nodes_cost(tmp_path: Path):
+    """fct_gpu_cost_allocation_daily written by hand: two days of one node (USD 152.16 and 100.00) with pods of three
+    namespaces, sandbox without a team, and the unallocated rest. The table shows per namespace the cost summed over
+    the days, unassigned for the namespace without a team, and its rows add up to the nodes' cost."""
+    warehouse = tmp_path / "warehouse.duckdb"
+    rows = [
+        ("2026-10-05", "USD", "pod", "research", "research", "train-0", "12", "9.6", "19.02"),
+        ("2026-10-05", "USD", "pod", None, "sandbox", "notebook-1", "0.5", "0.1", "0.79"),
+        ("2026-10-05", "USD", "unallocated", None, None, None, "83.5", "0", "132.35"),
+        ("2026-10-06", "USD", "pod", "research", "research", "train-1", "24", "12", "25.00"),
+        ("2026-10-06", "USD", "pod", "inference", "inference", "serve-7", "24", "6", "25.00"),
+        ("2026-10-06", "USD", "unallocated", None, None, None, "48", "0", "50.00"),
+    ]
+    with connect(warehouse) as con:
+        con.execute("create schema marts")
+        con.execute(
+            """
+            create table marts.fct_gpu_cost_allocation_daily (
+                usage_date date, billing_currency varchar, allocation_type varchar, team varchar, namespace varchar,
+                pod varchar, gpu_hours decimal(38, 12), active_gpu_hours decimal(38, 12),
+                allocated_cost decimal(38, 12), resource_id varchar default 'k8s-node-a'
+            )
+            """
+        )
+        con.executemany(
+            "insert into marts.fct_gpu_cost_allocation_daily (usage_date, billing_currency, allocation_type, team, "
+            "namespace, pod, gpu_hours, active_gpu_hours, allocated_cost) values (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            rows,
+        )
+    _build_reporting(warehouse, "rpt_gpu_cost_allocation")
+    report = write_report(warehouse, tmp_path / "report.html")
+    with open_page(report.path) as (page, log):
+        page.evaluate("window.chartsRendered.then((views) => views.length)")
+        table = page.evaluate(
+            "Array.from(document.querySelectorAll('#chargeback tbody tr'))"
+            ".map((row) => Array.from(row.cells).map((cell) => cell.dataset.exact ?? cell.textContent))"
+        )
+        log.assert_clean()
+    costs: dict[str, Decimal] = {}
+    for _, _, kind, _, namespace, _, _, _, cost in rows:
+        key = "unallocated (no pod held the GPUs)" if kind == "unallocated" else namespace
+        costs[key] = costs.get(key, Decimal(0)) + Decimal(cost)
+    assert {row[2]: Decimal(row[5]) for row in table} == costs
+    assert [row[1] for row in table] == ["research", "inference", "unassigned", "-"]  # by cost, unallocated last
+    assert sum(Decimal(row[5]) for row in table) == Decimal("152.16") + Decimal("100.00")
+    # research: 21.6 active of 36 GPU-hours held
+    assert Decimal(table[0][3]) == 36 and table[0][4] == "60.0%"

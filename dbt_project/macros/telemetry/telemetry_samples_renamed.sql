@@ -13,6 +13,7 @@
         value,
         namespace,
         pod,
+        container,
         resource_id,
         sampled_at,
         sample_seconds,

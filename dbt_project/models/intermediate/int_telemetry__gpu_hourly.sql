@@ -43,8 +43,8 @@ sample_ratios as (
 
     select
         normalised.*,
-        coalesce(gr_engine_active, gpu_util_ratio) as active_raw,
-        case when gr_engine_active is null and gpu_util_ratio is not null then 1 else 0 end as used_fallback,
+        case when {{ telemetry_active_is_fallback('gr_engine_active', 'gpu_util_percent') }} then 1 else 0 end
+            as used_fallback,
         case
             when gr_engine_active > 1 or gr_engine_active < 0
                 or sm_active > 1 or sm_active < 0
@@ -61,8 +61,8 @@ clamped as (
 
     select
         sample_ratios.*,
+        {{ telemetry_active_ratio('gr_engine_active', 'gpu_util_percent') }} as active_ratio_sample,
         -- least/greatest skip nulls on some engines (DuckDB, Postgres): a missing value must stay missing
-        case when active_raw is not null then least(greatest(active_raw, 0), 1) end as active_ratio_sample,
         case when sm_active is not null then least(greatest(sm_active, 0), 1) end as sm_active_sample,
         case when tensor_active is not null then least(greatest(tensor_active, 0), 1) end as tensor_active_sample
     from sample_ratios

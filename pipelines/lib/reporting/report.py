@@ -80,6 +80,7 @@ def write_report(warehouse: Path, output: Path) -> Report:
         sections = [
             _gpu_spend(con),
             _utilization(con),
+            _cost_allocation(con),
             _spot_savings(con),
             _market(con),
             _buy_vs_rent(con),
@@ -281,6 +282,44 @@ def _utilization(con: duckdb.DuckDBPyConnection) -> Section:
         rows,
     )
     return Section(base.key, base.title, base.how_to_read, base.marts, chart, (table,))
+
+
+def _cost_allocation(con: duckdb.DuckDBPyConnection) -> Section:
+    how = (
+        "Who used the Kubernetes GPUs we paid for. Each pod is charged the bill's own cost of one GPU-hour on its "
+        "node that day for every GPU-hour it held a GPU (pods sharing a GPU by time-slicing split it), rounded to "
+        "the cent. What no pod held (idle GPUs, GPUs the exporter did not map to a pod, unused commitments and the "
+        "rounding) is the unallocated row, so each currency's rows add up to the nodes' GPU spend exactly. Active "
+        "share is how busy the GPUs were while held: a team with a low one pays for GPUs it holds but barely "
+        "uses. A namespace without a team in the seed kubernetes_namespace_teams shows as unassigned."
+    )
+    base = Section("chargeback", "Kubernetes GPU chargeback per namespace and team", how, ("rpt_gpu_cost_allocation",))
+    if not _has_rows(con, "rpt_gpu_cost_allocation"):
+        return _no_data(base)
+    rows = [
+        [
+            Cell(row["billing_currency"]),
+            Cell("-" if row["allocation_type"] == "unallocated" else row["team"] or "unassigned"),
+            Cell("unallocated (no pod held the GPUs)" if row["allocation_type"] == "unallocated" else row["namespace"]),
+            _number_cell(row["gpu_hours"], 1),
+            Cell(_percent(row["active_share"])),
+            _money_cell(row["allocated_cost"], row["billing_currency"]),
+            Cell(_percent(row["cost_share"])),
+        ]
+        for row in _query(
+            con,
+            """
+            select * from marts.rpt_gpu_cost_allocation
+            order by billing_currency, allocation_type = 'unallocated', allocated_cost desc, namespace
+            """,
+        )
+    ]
+    table = Table(
+        "GPU cost per namespace, whole history, per billing currency",
+        ["Billing currency", "Team", "Namespace", "GPU-hours held", "Active share", "Cost", "Share of the nodes' cost"],
+        rows,
+    )
+    return Section(base.key, base.title, base.how_to_read, base.marts, None, (table,))
 
 
 def _spot_savings(con: duckdb.DuckDBPyConnection) -> Section:

@@ -27,9 +27,12 @@ def test_demo_telemetry_parses_and_matches_its_ledger(tmp_path: Path):
         for folder in sorted(written["prometheus"].iterdir())
     ]
     frames += [read_nvidia_smi_log(path) for path in sorted(written["nvidia_smi"].iterdir())]
-    samples = pl.concat(frames).with_columns(
+    series_rows = pl.concat(frames).with_columns(
         resource=pl.coalesce("resource_id", pl.col("host").replace_strict(mapped, default=None))
     )
+    # the cluster's GPU shared by two pods has one series per pod: the same sample twice, once per pod
+    samples = series_rows.unique(subset=["gpu_uuid", "metric", "sampled_at"], keep="first", maintain_order=True)
+    assert series_rows.height - samples.height == 2 * 6 * 31  # 2 shared 15-minute steps a day, 6 metrics, 31 days
     assert samples.filter(pl.col("resource").is_null()).is_empty(), "every host names its billed instance"
     # per day and instance: observed seconds, and SM-active x seconds, from the parsed samples
     # and active x seconds: GR-engine where the GPU reports it, else GPU util / 100
@@ -57,6 +60,29 @@ def test_demo_telemetry_parses_and_matches_its_ledger(tmp_path: Path):
     # H100 nodes export no GR_ENGINE_ACTIVE (the fallback case); the A100 nodes do
     models = samples.filter(pl.col("metric") == "DCGM_FI_PROF_GR_ENGINE_ACTIVE")["gpu_model_name"].unique().to_list()
     assert models == ["NVIDIA A100-SXM4-40GB"]
+    # the cluster's pods: per day, GPU-seconds held from the series' pod labels, a step shared by two pods half each
+    held: dict[tuple[str, str, str, str], Decimal] = defaultdict(Decimal)
+    pod_rows = series_rows.filter(pl.col("metric") == "DCGM_FI_DEV_GPU_UTIL", pl.col("pod").is_not_null())
+    sharing = pod_rows.group_by("gpu_uuid", "sampled_at").agg(pods=pl.len())
+    for day, resource, namespace, pod, seconds, pods in (
+        pod_rows.join(sharing, on=["gpu_uuid", "sampled_at"])
+        .select(pl.col("sample_date").cast(pl.String), "resource", "namespace", "pod", "sample_seconds", "pods")
+        .iter_rows()
+    ):
+        held[(day, resource, namespace, pod)] += Decimal(seconds) / pods
+    assert {
+        (row["day"], row["resource_id"], row["namespace"], row["pod"]): Decimal(row["held_gpu_hours"])
+        for row in ledger["pods"]
+    } == {key: seconds / 3600 for key, seconds in held.items()}
+    # the demo cluster (the eval-llm namespace's node) on a full day: 4 GPUs of llm-eval-0, 21.5 hours on GPU 4, 10 on
+    # GPU 5, 10 shared on GPU 6, none on GPU 7, whose only series has no pod labels
+    (node,) = series_rows.filter(pl.col("namespace") == "eval-llm")["resource"].unique()
+    full_day = [row for row in ledger["pods"] if (row["day"], row["resource_id"]) == ("2026-10-15", node)]
+    assert sum(Decimal(row["held_gpu_hours"]) for row in full_day) == 4 * 24 + Decimal("21.5") + 10 + 10
+    assert {row["namespace"] for row in full_day} == {"eval-llm", "eval-vision", "notebooks"}
+    on_node = series_rows.filter(pl.col("resource") == node)
+    assert on_node.filter(pl.col("gpu_index") == 7)["pod"].unique().to_list() == [None]
+    assert on_node.filter(pl.col("pod").is_null())["gpu_index"].unique().sort().to_list() == [4, 5, 6, 7]
     # same seed, same bytes
     again = write_demo_telemetry(tmp_path / "b", seed=3, start_month="2026-10", months=1)
     assert again["expected"].read_bytes() == written["expected"].read_bytes()

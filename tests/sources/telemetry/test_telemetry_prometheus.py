@@ -33,6 +33,7 @@ FIXTURES = FIXTURES_ROOT / "telemetry"
 MATRIX = (FIXTURES / "query_range_sm_active.json").read_bytes()
 EMPTY = (FIXTURES / "query_range_empty.json").read_bytes()
 TOO_MANY_POINTS = (FIXTURES / "query_range_too_many_points.json").read_bytes()
+K8S_PODS = (FIXTURES / "query_range_k8s_pods.json").read_bytes()
 PATH = "/api/v1/query_range"
 TOKEN = "prom-tok-9f8e7d6c5b4a"
 log = logging.getLogger(__name__)
@@ -212,6 +213,43 @@ def test_daily_load_fetches_stores_reparses_offline_and_skips_without_url(tmp_pa
         assert skipped.outcome is None and "set FINOPS_PROMETHEUS_URL" in skipped.skipped[0]
         nothing = fetch_prometheus_days(home, con, [date(2026, 10, 6)], offline=True, log=log)
         assert nothing.outcome is None and "no recorded query_range answers" in nothing.skipped[0]
+
+
+def test_kubernetes_pod_labels_reach_the_raw_table_one_series_per_gpu_and_pod(tmp_path: Path):
+    """dcgm-exporter with Kubernetes mapping: one series per (GPU, pod); a GPU no pod holds has none of the labels, and
+    a scrape with honorLabels: false carries the workload's labels as exported_* (the recording's serve-7)."""
+    home = FinopsHome(tmp_path / "home").ensure()
+    day = date(2026, 10, 5)
+    with local_server() as server, connect(home.warehouse) as con:
+        server.route(PATH, Reply(K8S_PODS))
+        load = fetch_prometheus_days(
+            home,
+            con,
+            [day],
+            offline=False,
+            log=log,
+            client=_client(server.url),
+            step_seconds=900,
+            metrics=("DCGM_FI_PROF_GR_ENGINE_ACTIVE",),
+        )
+        assert load.outcome.status == "loaded"
+        rows = con.execute(
+            f"select gpu_index, namespace, pod, container, count(*), min(sampled_at), max(sampled_at), "
+            f"count(distinct host), min(host), min(resource_id), min(gpu_model_name), count(distinct gpu_uuid) "
+            f"from {PROMETHEUS_SAMPLES.name} group by all order by gpu_index, min(sampled_at)"
+        ).fetchall()
+    at = datetime(2026, 10, 5)
+    hours = [at + timedelta(hours=h) for h in (0.25, 6, 6.25, 10.5, 12, 12.25, 12.5, 12.75, 24)]
+    node = (1, "gpu-node-a", "k8s-node-a", "NVIDIA A100 80GB PCIe", 1)
+    # 15-minute samples: a series from 00:15 to 12:00 is 48 of them (12 hours, the first covering 00:00-00:15)
+    assert rows == [
+        (0, "research", "train-0", "trainer", 48, hours[0], hours[4], *node),
+        (0, "sandbox", "notebook-1", "jupyter", 3, hours[5], hours[7], *node),
+        (0, "inference", "serve-7", "server", 47, hours[6], hours[8], *node),
+        (1, None, None, None, 78, hours[0], hours[8], *node),
+        (1, "data", "etl-3", "spark", 18, hours[2], hours[3], *node),
+        (2, None, None, None, 96, hours[0], hours[8], *node),
+    ]
 
 
 def test_asset_is_skipped_not_failed_without_a_url_and_loads_a_recorded_range_in_one_run(tmp_path: Path, monkeypatch):

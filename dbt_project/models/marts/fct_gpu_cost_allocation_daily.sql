@@ -1,0 +1,236 @@
+{#-
+    Kubernetes GPU chargeback: per day, billed node (resource), namespace and pod, the GPU-hours the pod held
+    (int_gpu_allocation__pod_hourly) and the node's GPU cost of the day from the bill (fct_gpu_utilization_daily,
+    which joins the telemetry to the billed resource) allocated by those GPU-hours, at the bill's own cost per
+    provisioned GPU-hour. Each pod's cost is rounded to the cent (half away from zero); one `unallocated` row
+    per node and day holds the GPU-hours no pod held (idle GPUs, GPUs without pod labels, hours without
+    telemetry), the unused part of a commitment, and the rounding remainder, so allocated + unallocated = the
+    node's effective_cost exactly. A node is a resource whose telemetry ever carried a pod label; each of its
+    billed days has rows, with or without pods. Team: the namespace's in the seed kubernetes_namespace_teams,
+    where the dbt var kubernetes_namespace_team_overrides replaces or adds mappings for one run, e.g.
+    dbt build --select fct_gpu_cost_allocation_daily --vars '{kubernetes_namespace_team_overrides: {notebooks: research}}'
+-#}
+
+{%- set overrides = var('kubernetes_namespace_team_overrides', {}) or {} %}
+{%- if overrides is not mapping %}
+    {{ exceptions.raise_compiler_error("dbt var kubernetes_namespace_team_overrides: a mapping of namespace to team, e.g. {notebooks: research}") }}
+{%- endif %}
+{%- set grain = [
+    'unioned.usage_date', 'unioned.resource_id', 'unioned.billing_currency', 'unioned.allocation_type',
+    'unioned.namespace', 'unioned.pod',
+] -%}
+
+with
+
+namespace_teams as (
+
+    select namespace, team
+    from {{ ref('kubernetes_namespace_teams') }}
+    {%- if overrides %}
+    where namespace not in (
+        {%- for namespace in overrides %}'{{ namespace | string | replace("'", "''") }}'{{ ', ' if not loop.last }}{% endfor -%}
+    )
+    {%- for namespace, team in overrides.items() %}
+    union all
+    select '{{ namespace | string | replace("'", "''") }}' as namespace, '{{ team | string | replace("'", "''") }}' as team
+    {%- endfor %}
+    {%- endif %}
+
+),
+
+pod_hours as (
+
+    select * from {{ ref('int_gpu_allocation__pod_hourly') }}
+
+),
+
+kubernetes_nodes as (
+
+    select distinct resource_id from pod_hours where resource_id is not null
+
+),
+
+-- the node's GPU spend of the day, as fct_gpu_utilization_daily splits it from the bill
+nodes as (
+
+    select
+        utilization.usage_date,
+        utilization.resource_id,
+        utilization.billing_currency,
+        max(utilization.provider_name) as provider_name,
+        max(utilization.host) as host,
+        max(utilization.gpu_model) as gpu_model,
+        max(utilization.team) as node_team,
+        sum(utilization.provisioned_gpu_hours) as provisioned_gpu_hours,
+        sum(utilization.active_gpu_hours) as active_gpu_hours,
+        sum(utilization.effective_cost) as effective_cost,
+        sum(utilization.effective_cost - utilization.unused_commitment_cost) as provisioned_cost
+    from {{ ref('fct_gpu_utilization_daily') }} as utilization
+    inner join kubernetes_nodes
+        on utilization.resource_id = kubernetes_nodes.resource_id
+    where utilization.effective_cost is not null
+    group by utilization.usage_date, utilization.resource_id, utilization.billing_currency
+
+),
+
+pods as (
+
+    select
+        usage_date,
+        resource_id,
+        namespace,
+        pod,
+        count(distinct gpu_uuid) as gpus,
+        sum(held_gpu_hours) as gpu_hours,
+        sum(active_gpu_hours) as active_gpu_hours,
+        max(case when is_time_sliced then 1 else 0 end) as is_time_sliced,
+        max(case when util_is_fallback then 1 else 0 end) as util_is_fallback
+    from pod_hours
+    group by usage_date, resource_id, namespace, pod
+
+),
+
+node_held as (
+
+    select usage_date, resource_id, sum(gpu_hours) as held_gpu_hours, sum(active_gpu_hours) as active_gpu_hours
+    from pods
+    group by usage_date, resource_id
+
+),
+
+allocated as (
+
+    select
+        nodes.*,
+        pods.namespace,
+        pods.pod,
+        pods.gpus,
+        pods.gpu_hours,
+        pods.active_gpu_hours as pod_active_gpu_hours,
+        pods.is_time_sliced,
+        pods.util_is_fallback,
+        -- GPU-hours held share the GPU-hours paid for; should telemetry exceed the bill by a hair, they share what was paid
+        {{ decimal_divide(
+            decimal_product(['nodes.provisioned_cost', 'pods.gpu_hours']),
+            'greatest(nodes.provisioned_gpu_hours, node_held.held_gpu_hours)',
+            2,
+        ) }} as allocated_cost
+    from nodes
+    inner join pods
+        on nodes.usage_date = pods.usage_date
+        and nodes.resource_id = pods.resource_id
+    inner join node_held
+        on pods.usage_date = node_held.usage_date
+        and pods.resource_id = node_held.resource_id
+
+),
+
+pod_rows as (
+
+    select
+        usage_date,
+        provider_name,
+        resource_id,
+        host,
+        gpu_model,
+        billing_currency,
+        'pod' as allocation_type,
+        namespace,
+        pod,
+        node_team,
+        cast(gpus as bigint) as gpus,
+        gpu_hours,
+        pod_active_gpu_hours as active_gpu_hours,
+        is_time_sliced = 1 as is_time_sliced,
+        util_is_fallback = 1 as util_is_fallback,
+        provisioned_gpu_hours,
+        effective_cost,
+        provisioned_cost,
+        -- 12 decimals like the unallocated row's, so the union keeps the remainder's every decimal
+        cast(coalesce(allocated_cost, 0) as decimal(38, 12)) as allocated_cost
+    from allocated
+
+),
+
+unallocated_rows as (
+
+    select
+        nodes.usage_date,
+        nodes.provider_name,
+        nodes.resource_id,
+        nodes.host,
+        nodes.gpu_model,
+        nodes.billing_currency,
+        'unallocated' as allocation_type,
+        cast(null as {{ dbt.type_string() }}) as namespace,
+        cast(null as {{ dbt.type_string() }}) as pod,
+        nodes.node_team,
+        cast(null as bigint) as gpus,
+        greatest(nodes.provisioned_gpu_hours - coalesce(node_held.held_gpu_hours, 0), 0) as gpu_hours,
+        -- activity on GPUs no pod held (a workload outside Kubernetes, a GPU the exporter could not map)
+        greatest(nodes.active_gpu_hours - coalesce(node_held.active_gpu_hours, 0), 0) as active_gpu_hours,
+        false as is_time_sliced,
+        false as util_is_fallback,
+        nodes.provisioned_gpu_hours,
+        nodes.effective_cost,
+        nodes.provisioned_cost,
+        -- the remainder: the hours no pod held, the unused commitment and the pods' rounding
+        cast(nodes.effective_cost - coalesce(pod_costs.allocated_cost, 0) as decimal(38, 12)) as allocated_cost
+    from nodes
+    left join node_held
+        on nodes.usage_date = node_held.usage_date
+        and nodes.resource_id = node_held.resource_id
+    left join (
+        select usage_date, resource_id, billing_currency, sum(allocated_cost) as allocated_cost
+        from pod_rows
+        group by usage_date, resource_id, billing_currency
+    ) as pod_costs
+        on nodes.usage_date = pod_costs.usage_date
+        and nodes.resource_id = pod_costs.resource_id
+        and nodes.billing_currency = pod_costs.billing_currency
+
+),
+
+unioned as (
+
+    select * from pod_rows
+    union all
+    select * from unallocated_rows
+
+),
+
+final as (
+
+    select
+        {{ generate_surrogate_key(grain) }} as gpu_cost_allocation_daily_key,
+        unioned.usage_date,
+        unioned.provider_name,
+        unioned.resource_id,
+        unioned.host,
+        unioned.gpu_model,
+        unioned.billing_currency,
+        unioned.allocation_type,
+        unioned.namespace,
+        unioned.pod,
+        namespace_teams.team,
+        unioned.node_team,
+        unioned.gpus,
+        cast(unioned.gpu_hours as decimal(38, 12)) as gpu_hours,
+        cast(unioned.active_gpu_hours as decimal(38, 12)) as active_gpu_hours,
+        case when unioned.gpu_hours > 0 then
+            {{ decimal_divide('unioned.active_gpu_hours', 'unioned.gpu_hours', 6) }}
+        end as active_share,
+        unioned.is_time_sliced,
+        unioned.util_is_fallback,
+        cast(unioned.provisioned_gpu_hours as decimal(38, 12)) as node_provisioned_gpu_hours,
+        cast(unioned.effective_cost as decimal(38, 12)) as node_effective_cost,
+        {{ decimal_divide('unioned.provisioned_cost', 'unioned.provisioned_gpu_hours', 6) }} as cost_per_gpu_hour,
+        cast(unioned.allocated_cost as decimal(38, 12)) as allocated_cost,
+        {{ decimal_divide('unioned.allocated_cost', 'unioned.effective_cost', 6) }} as cost_share
+    from unioned
+    left join namespace_teams
+        on unioned.namespace = namespace_teams.namespace
+
+)
+
+select * from final

@@ -32,11 +32,13 @@ import pytest
 
 from pipelines.lib.ingest.landing import register
 from pipelines.lib.prices.market_prices import refresh_price_feed
+from pipelines.lib.reporting.report import write_report
 from pipelines.lib.settings import DBT_PROJECT_DIR, FinopsHome
 from pipelines.lib.warehouse.raw_schema import ensure_raw_tables
 from pipelines.lib.warehouse.warehouse import connect
 from sources.prices import gcp_catalog, lambda_cloud
 from tests.support import FIXTURES_ROOT
+from tests.support.browser import open_page
 from tests.support.dbt_helpers import dbt_environment
 from tests.support.focus_fixtures import focus_rows, write_csv
 from tests.support.focus_ingest import ingest_focus
@@ -304,3 +306,23 @@ def test_too_little_history_and_no_steady_usage_get_a_reason_not_a_recommendatio
         ("L4", "no_steady_usage", 720, 0, None, False,
          "fewer than one GPU ran in 90% of the hours: nothing steady to commit to"),
     ]  # fmt: skip
+
+
+def test_the_report_shows_the_recommendation_and_the_usage_profile_behind_it(built, tmp_path):
+    report = write_report(built.warehouse, tmp_path / "report.html")
+    (section,) = [section for section in report.sections if section.key == "commitments"]
+    recommendations, profile = section.tables
+    by_scope = {row[0].text: [cell.text for cell in row[1:]] for row in recommendations.rows}
+    _, running, depreciation = owned_server_per_month()
+    own_cost = (depreciation + running) * 12
+    assert by_scope["Google Cloud · H100 · us-east4 (USD)"][:6] == [
+        "8", "own", f"USD {cents(own_cost):,}", "USD 770,880.00", f"USD {cents(770880 - own_cost):,}", "8",
+    ]  # fmt: skip
+    assert by_scope["Google Cloud · A100 40GB · us-central1 (USD)"][1] == "insufficient history"
+    assert [cell.text for cell in profile.rows[1][:8]] == [
+        "Google Cloud · H100 · us-east4 (USD)", "2026-09-01 – 2026-09-30", "720", "8.0", "8.0", "16.0", "16.0", "8",
+    ]  # fmt: skip
+    with open_page(report.path) as (page, log):
+        page.evaluate("window.chartsRendered.then((views) => views.length)")
+        assert page.locator("#chart-commitments svg g[class*='mark-'] path").count() > 0
+        log.assert_clean()

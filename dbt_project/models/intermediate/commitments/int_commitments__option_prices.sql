@@ -204,7 +204,7 @@ bill_on_demand as (
 
 ),
 
-options as (
+priced_options as (
 
     select
         {{ scope | join(', ') }},
@@ -266,7 +266,7 @@ final as (
         cast(price_per_gpu_hour as decimal(38, 12)) as price_per_gpu_hour,
         cast(overhead as decimal(38, 12)) as overhead,
         reclaim_pct
-    from options
+    from priced_options
 
 )
 

@@ -157,7 +157,7 @@ bought_priced as (
 
 ),
 
-options as (
+priced_options as (
 
     select
         {{ scope | join(', ') }},
@@ -198,7 +198,7 @@ options as (
 compared as (
 
     select
-        options.*,
+        candidate.*,
         steady.window_start,
         steady.window_end,
         steady.hours_observed,
@@ -207,21 +207,21 @@ compared as (
         steady.baseline_busy_share,
         steady.current_cost_per_year,
         on_demand.cost_per_year as on_demand_cost_per_year,
-        cast(steady.current_cost_per_year - options.cost_per_year as decimal(38, 12)) as savings_per_year,
+        cast(steady.current_cost_per_year - candidate.cost_per_year as decimal(38, 12)) as savings_per_year,
         case
-            when options.option_name in ('commitment_1y', 'commitment_3y', 'own')
-                then {{ decimal_divide('options.cost_per_year', 'on_demand.cost_per_year', 4) }}
+            when candidate.option_name in ('commitment_1y', 'commitment_3y', 'own')
+                then {{ decimal_divide('candidate.cost_per_year', 'on_demand.cost_per_year', 4) }}
         end as break_even_utilization,
         -- on-demand cost avoided a month by the baseline, less what owned servers cost to run
-        {{ decimal_divide('on_demand.cost_per_year', 12, 12) }} - coalesce(options.running_cost_per_month, 0)
+        {{ decimal_divide('on_demand.cost_per_year', 12, 12) }} - coalesce(candidate.running_cost_per_month, 0)
             as monthly_net_avoided
-    from options
+    from priced_options as candidate
     inner join steady
-        on {{ keys_match('options', 'steady', ['provider_name', 'gpu_model', 'billing_currency']) }}
-        and coalesce(options.region_id, '') = coalesce(steady.region_id, '')
-    left join options as on_demand
-        on {{ keys_match('options', 'on_demand', ['provider_name', 'gpu_model', 'billing_currency']) }}
-        and coalesce(options.region_id, '') = coalesce(on_demand.region_id, '')
+        on {{ keys_match('candidate', 'steady', ['provider_name', 'gpu_model', 'billing_currency']) }}
+        and coalesce(candidate.region_id, '') = coalesce(steady.region_id, '')
+    left join priced_options as on_demand
+        on {{ keys_match('candidate', 'on_demand', ['provider_name', 'gpu_model', 'billing_currency']) }}
+        and coalesce(candidate.region_id, '') = coalesce(on_demand.region_id, '')
         and on_demand.option_name = 'on_demand'
 
 ),

@@ -246,13 +246,14 @@ def test_every_option_priced_for_the_baseline_and_owning_recommended(built):
             "from marts.fct_gpu_commitment_recommendations where gpu_model = 'H100'",
         )
     }
-    assert set(rows) == {"on_demand", "commitment_1y", "commitment_3y", "gpu_cloud", "spot", "own"}
+    assert set(rows) == {"current", "on_demand", "commitment_1y", "commitment_3y", "gpu_cloud", "spot", "own"}
     baseline_hours = 8 * HOURS_PER_YEAR
     current = baseline_hours * 11  # $770,880
     on_demand = baseline_hours * 11
     for option in rows.values():
         assert option[3] == current == Decimal(770880)
     expected_cost = {
+        "current": current,
         "on_demand": on_demand,
         "commitment_1y": baseline_hours * Decimal("7.30"),  # us-east4, not the cheaper us-central1 offer
         "commitment_3y": baseline_hours * Decimal("4.311"),

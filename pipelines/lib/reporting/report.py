@@ -578,7 +578,8 @@ def _commitments(con: duckdb.DuckDBPyConnection) -> Section:
         "the data can price: on demand, the provider's 1- and 3-year commitments, the cheapest GPU cloud, spot with "
         "the extra hours interruptions cost, and owning servers; the black tick is what it costs at the rate we pay "
         "now. The table names the cheapest option, what it saves a year, the month it has paid for itself, and the "
-        "risk: how busy the committed GPUs must stay to beat paying on demand. Amounts are in the billing currency."
+        'risk: how busy the committed GPUs must stay to beat paying on demand; "current" means nothing costs less '
+        "than what we pay now. Amounts are in the billing currency."
     )
     base = Section(
         "commitments",
@@ -603,7 +604,8 @@ def _commitments(con: duckdb.DuckDBPyConnection) -> Section:
         where = " · ".join(part for part in (row["provider_name"], row["gpu_model"], row["region_id"]) if part)
         return f"{where} ({row['billing_currency']})"
 
-    priced = [row for row in options if row["cost_per_year"] is not None]
+    # what we pay now is the tick, not a bar
+    priced = [row for row in options if row["cost_per_year"] is not None and row["option_name"] != "current"]
     chart = None
     if priced:
         values = [

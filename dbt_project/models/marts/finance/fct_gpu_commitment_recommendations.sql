@@ -11,7 +11,7 @@
     - break_even_month: commitments are owed whole, so the month m at which the on-demand cost avoided (m months of
       the baseline) reaches the whole term's commitment, ceil(term months × break-even utilization); owning, the month
       capex is paid back by on-demand cost avoided less running cost (gpu-metrics reference 8.2, u = 1);
-    - is_recommended: the cheapest option of the scope, when it costs less than now (or it is on demand).
+    - is_recommended: the cheapest option of the scope; `current` (keep paying what we pay now) when none costs less.
 
     A scope with too little history, or with no GPU running in most hours, gets one row saying so instead.
 -#}
@@ -19,7 +19,7 @@
 {%- set hours_per_year = 8760 -%}
 {%- set hours_per_month = 730 -%}
 {%- set scope = ['provider_name', 'gpu_model', 'region_id', 'billing_currency'] -%}
-{%- set option_order = ['on_demand', 'gpu_cloud', 'spot', 'commitment_1y', 'commitment_3y', 'own'] -%}
+{%- set option_order = ['current', 'on_demand', 'gpu_cloud', 'spot', 'commitment_1y', 'commitment_3y', 'own'] -%}
 
 with
 
@@ -193,6 +193,26 @@ priced_options as (
         cost_per_year
     from bought_priced
 
+    union all
+
+    -- keeping what we have: the yardstick, and the recommendation when no option costs less
+    select
+        {{ scope | join(', ') }},
+        'current' as option_name,
+        0 as term_months,
+        provider_name as offer_provider,
+        'effective rate on the bill' as offer_pricing_model,
+        cast(null as {{ dbt.type_string() }}) as offer_region,
+        effective_rate_per_gpu_hour as price_per_gpu_hour,
+        cast(0 as decimal(38, 12)) as overhead,
+        cast(null as integer) as reclaim_pct,
+        cast(null as integer) as servers,
+        cast(null as decimal(38, 12)) as upfront_cost,
+        cast(null as decimal(38, 12)) as running_cost_per_month,
+        current_cost_per_year as cost_per_year
+    from steady
+    where current_cost_per_year is not null
+
 ),
 
 compared as (
@@ -254,8 +274,9 @@ recommended as (
 
     select
         timed.*,
-        coalesce(cost_rank = 1 and (savings_per_year > 0 or option_name = 'on_demand'), false) as is_recommended,
+        cost_rank = 1 as is_recommended,
         coalesce(case option_name
+            when 'current' then 'what we pay now, at the effective rate on the bill (commitments and discounts included)'
             when 'on_demand' then 'no commitment: pays only for the hours used'
             when 'gpu_cloud' then {{ dbt.concat([
                 "'no term, but moves the workload to '", "offer_provider",

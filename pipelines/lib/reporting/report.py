@@ -611,6 +611,7 @@ def _commitments(con: duckdb.DuckDBPyConnection) -> Section:
         values = [
             {
                 "scope": f"{scope(row)}, {row['baseline_gpus']} GPUs",
+                "currency": row["billing_currency"],
                 "option": row["option_name"].replace("_", " "),
                 "cost": _float(row["cost_per_year"]),
                 "current": _float(row["current_cost_per_year"]),
@@ -620,30 +621,31 @@ def _commitments(con: duckdb.DuckDBPyConnection) -> Section:
             }
             for row in priced
         ]
-        data = alt.Data(values=values)
-        y = alt.Y("scope:N", title="Provider · GPU · region (billing currency), baseline", axis=alt.Axis(labelLimit=0))
-        bars = (
-            alt.Chart(data)
-            .mark_bar()
-            .encode(
-                y=y,
-                yOffset=alt.YOffset("option:N"),
-                x=alt.X("cost:Q", title="Cost per year of the baseline"),
-                color=alt.Color("option:N", title="Option"),
-                stroke=alt.condition("datum.recommended", alt.value("black"), alt.value(None)),
-                tooltip=[
-                    alt.Tooltip("scope:N", title="Scope"),
-                    alt.Tooltip("option:N", title="Option"),
-                    alt.Tooltip("text:N", title="Per year"),
-                    alt.Tooltip("savings:N", title="Saves a year"),
-                    alt.Tooltip("recommended:N", title=" "),
-                ],
-            )
+        y = alt.Y("scope:N", title=None, axis=alt.Axis(labelLimit=0))
+        base_chart = alt.Chart()
+        bars = base_chart.mark_bar().encode(
+            y=y,
+            yOffset=alt.YOffset("option:N"),
+            x=alt.X("cost:Q", title="Cost per year of the baseline"),
+            color=alt.Color("option:N", title="Option"),
+            stroke=alt.condition("datum.recommended", alt.value("black"), alt.value(None)),
+            tooltip=[
+                alt.Tooltip("scope:N", title="Scope"),
+                alt.Tooltip("option:N", title="Option"),
+                alt.Tooltip("text:N", title="Per year"),
+                alt.Tooltip("savings:N", title="Saves a year"),
+                alt.Tooltip("recommended:N", title=" "),
+            ],
         )
-        ticks = alt.Chart(data).mark_tick(color="black", thickness=3).encode(y=y, x="current:Q")
-        scopes = len({value["scope"] for value in values})
-        chart = alt.layer(bars, ticks).properties(width=CHART_WIDTH - 200, height=24 * len(values) + 12 * scopes)
-        chart = chart.to_dict()
+        ticks = base_chart.mark_tick(color="black", thickness=3).encode(y=y, x="current:Q")
+        # one panel per billing currency (amounts of different currencies never share an axis), 9 px per bar
+        chart = (
+            alt.layer(bars, ticks, data=alt.Data(values=values))
+            .properties(width=CHART_WIDTH - 320, height=alt.Step(9, **{"for": "offset"}))
+            .facet(row=alt.Row("currency:N", title="Billing currency"))
+            .resolve_scale(x="independent", y="independent")
+            .to_dict()
+        )
     recommended = [
         [
             Cell(scope(row)),

@@ -117,7 +117,7 @@ scope_hours as (
         windows.billing_currency,
         windows.window_start,
         windows.window_end,
-        cast({{ dbt.dateadd('hour', 'hour_numbers.generated_number - 1', 'windows.window_start') }} as timestamp)
+        cast({{ dbt.dateadd('hour', '(hour_numbers.generated_number - 1)', 'windows.window_start') }} as timestamp)
             as usage_hour
     from windows
     cross join ({{ dbt.generate_series(window_days * 24) }}) as hour_numbers

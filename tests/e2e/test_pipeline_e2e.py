@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -496,7 +497,9 @@ def test_demo_gpu_utilization_matches_the_telemetry_generators_ledger(demo: tupl
 
 # --- the report and the docs site in a real browser, and marts checked against each other --------------------
 
-REPORT_CHART_SECTIONS = ("gpu-spend", "utilization", "spot-savings", "market", "buy-vs-rent", "anomalies", "forecast")
+REPORT_CHART_SECTIONS = (
+    *("gpu-spend", "utilization", "spot-savings", "market", "buy-vs-rent", "commitments", "anomalies", "forecast"),
+)
 
 
 def test_demo_report_renders_every_chart_offline_with_the_generators_totals(demo: tuple[Path, dict], tmp_path: Path):
@@ -534,6 +537,25 @@ def test_demo_report_renders_every_chart_offline_with_the_generators_totals(demo
         log.assert_clean()
     assert screenshot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and screenshot.stat().st_size > 50_000
     print(f"report screenshot: {screenshot}")
+    # Commitment recommendations for the demo's steady usage: the p5-chat fleet runs one p5.48xlarge (8 × H100) in
+    # us-east-1 every hour on its Reserved Instance at (18.00 recurring + 18.00 upfront) ÷ 8 = 4.50 a GPU-hour, so
+    # its baseline is 8 GPUs at 8 × 8,760 × 4.50 = 315,360 a year now; one option is recommended, saving money, and
+    # AWS's 1-year reservation breaks even within its year.
+    rows = {
+        row[0]: row[1:]
+        for row in query(
+            home,
+            "select option_name, baseline_gpus, current_cost_per_year, cost_per_year, savings_per_year, "
+            "break_even_utilization, break_even_month, is_recommended from marts.fct_gpu_commitment_recommendations "
+            "where provider_name = 'AWS' and gpu_model = 'H100' and region_id = 'us-east-1'",
+        )
+    }
+    assert {row[0] for row in rows.values()} == {8} and {row[1] for row in rows.values()} == {Decimal(315360)}
+    (recommended,) = [row for row in rows.values() if row[6]]
+    assert recommended[3] == recommended[1] - recommended[2] > 0
+    _, _, cost, _, utilization, month, _ = rows["commitment_1y"]
+    assert utilization == (cost / rows["on_demand"][2]).quantize(Decimal("0.0001"), rounding=ROUND_HALF_UP)
+    assert 1 <= month == math.ceil(12 * utilization) <= 12
 
 
 def test_demo_docs_site_loads_clean_and_its_search_finds_fct_buy_vs_rent(demo: tuple[Path, dict], tmp_path: Path):

@@ -1,0 +1,175 @@
+{#-
+    How many GPUs we rented in each hour of the last `commitment_window_days` days, per provider × GPU model ×
+    region × billing currency (a scope): the series whose steady floor a commitment would cover.
+
+    The bill is the source, not telemetry: every rented GPU-hour is billed, telemetry covers only hosts with an
+    exporter. A cost line's GPU-hours are spread evenly over the hours of its charge period: exact for hourly lines
+    (AWS CUR, Google Cloud, OCI, GPU clouds billing by the hour), the day's average for daily lines (Azure, FOCUS
+    files by day). Hours of the window without a line count as 0 GPUs.
+
+    The window ends at the last complete day a provider has billed (midnight before its latest charge period's
+    end) and starts `commitment_window_days` days before, or at the scope's first billed hour when that is
+    later (`window_start`): a GPU rented for a week has a week of history, not three weeks of zeros. Owned servers are left out: their GPUs are
+    already bought.
+-#}
+
+{%- set window_days = var('commitment_window_days', 30) | int -%}
+{%- if window_days < 1 -%}
+    {{ exceptions.raise_compiler_error("dbt var commitment_window_days must be a positive number of days, got " ~ window_days) }}
+{%- endif -%}
+
+with
+
+gpu_lines as (
+
+    select
+        ProviderName as provider_name,
+        x_gpu_model as gpu_model,
+        RegionId as region_id,
+        BillingCurrency as billing_currency,
+        ChargePeriodStart as charge_period_start,
+        ChargePeriodEnd as charge_period_end,
+        x_gpu_hours as gpu_hours
+    from {{ ref('int_billing__cost_lines') }}
+    where ChargeCategory = 'Usage'
+        and x_gpu_hours > 0
+        and x_gpu_model is not null
+        and ProviderName <> 'On-premises'
+
+),
+
+provider_ends as (
+
+    select
+        provider_name,
+        cast({{ dbt.date_trunc('day', 'max(charge_period_end)') }} as timestamp) as window_end
+    from gpu_lines
+    group by provider_name
+
+),
+
+windows as (
+
+    -- each scope's window: the provider's last complete days, from the scope's first billed hour when later
+    select
+        gpu_lines.provider_name,
+        gpu_lines.gpu_model,
+        gpu_lines.region_id,
+        gpu_lines.billing_currency,
+        provider_ends.window_end,
+        case
+            when min({{ dbt.date_trunc('hour', 'gpu_lines.charge_period_start') }})
+                > {{ dbt.dateadd('day', -window_days, 'provider_ends.window_end') }}
+                then cast(min({{ dbt.date_trunc('hour', 'gpu_lines.charge_period_start') }}) as timestamp)
+            else cast({{ dbt.dateadd('day', -window_days, 'provider_ends.window_end') }} as timestamp)
+        end as window_start
+    from gpu_lines
+    inner join provider_ends
+        on gpu_lines.provider_name = provider_ends.provider_name
+    group by
+        gpu_lines.provider_name,
+        gpu_lines.gpu_model,
+        gpu_lines.region_id,
+        gpu_lines.billing_currency,
+        provider_ends.window_end
+    -- a GPU no longer rented in the window has nothing to commit to
+    having max(gpu_lines.charge_period_end) > {{ dbt.dateadd('day', -window_days, 'provider_ends.window_end') }}
+
+),
+
+periods as (
+
+    -- one row per scope and charge period, so the spread below joins few rows to the hours
+    select
+        gpu_lines.provider_name,
+        gpu_lines.gpu_model,
+        gpu_lines.region_id,
+        gpu_lines.billing_currency,
+        gpu_lines.charge_period_start,
+        gpu_lines.charge_period_end,
+        sum(gpu_lines.gpu_hours) as gpu_hours,
+        case
+            when {{ dbt.datediff('gpu_lines.charge_period_start', 'gpu_lines.charge_period_end', 'hour') }} < 1 then 1
+            else {{ dbt.datediff('gpu_lines.charge_period_start', 'gpu_lines.charge_period_end', 'hour') }}
+        end as period_hours
+    from gpu_lines
+    inner join windows
+        on {{ keys_match('gpu_lines', 'windows', ['provider_name', 'gpu_model', 'billing_currency']) }}
+        and coalesce(gpu_lines.region_id, '') = coalesce(windows.region_id, '')
+        and gpu_lines.charge_period_end > windows.window_start
+        and gpu_lines.charge_period_start < windows.window_end
+    group by
+        gpu_lines.provider_name,
+        gpu_lines.gpu_model,
+        gpu_lines.region_id,
+        gpu_lines.billing_currency,
+        gpu_lines.charge_period_start,
+        gpu_lines.charge_period_end
+
+),
+
+scope_hours as (
+
+    select
+        windows.provider_name,
+        windows.gpu_model,
+        windows.region_id,
+        windows.billing_currency,
+        windows.window_start,
+        windows.window_end,
+        cast({{ dbt.dateadd('hour', '(hour_numbers.generated_number - 1)', 'windows.window_start') }} as timestamp)
+            as usage_hour
+    from windows
+    cross join ({{ dbt.generate_series(window_days * 24) }}) as hour_numbers
+    where hour_numbers.generated_number <= {{ dbt.datediff('windows.window_start', 'windows.window_end', 'hour') }}
+
+),
+
+spread as (
+
+    select
+        scope_hours.provider_name,
+        scope_hours.gpu_model,
+        scope_hours.region_id,
+        scope_hours.billing_currency,
+        scope_hours.window_start,
+        scope_hours.window_end,
+        scope_hours.usage_hour,
+        sum(
+            coalesce({{ decimal_divide('periods.gpu_hours', 'periods.period_hours', 12) }}, 0)
+        ) as gpus
+    from scope_hours
+    left join periods
+        on scope_hours.provider_name = periods.provider_name
+        and scope_hours.gpu_model = periods.gpu_model
+        and coalesce(scope_hours.region_id, '') = coalesce(periods.region_id, '')
+        and scope_hours.billing_currency = periods.billing_currency
+        and scope_hours.usage_hour >= {{ dbt.date_trunc('hour', 'periods.charge_period_start') }}
+        and scope_hours.usage_hour < periods.charge_period_end
+    group by
+        scope_hours.provider_name,
+        scope_hours.gpu_model,
+        scope_hours.region_id,
+        scope_hours.billing_currency,
+        scope_hours.window_start,
+        scope_hours.window_end,
+        scope_hours.usage_hour
+
+),
+
+final as (
+
+    select
+        provider_name,
+        gpu_model,
+        region_id,
+        billing_currency,
+        cast(window_start as timestamp) as window_start,
+        cast(window_end as timestamp) as window_end,
+        usage_hour,
+        cast(gpus as decimal(38, 12)) as gpus
+    from spread
+
+)
+
+select * from final

@@ -24,6 +24,7 @@ passes once (its rows never change afterwards; a restatement replaces them with 
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
@@ -210,16 +211,43 @@ def ensure_quality_table(con: duckdb.DuckDBPyConnection) -> None:
 class _Rule:
     """One expectation of a suite: its Great Expectations definition and the same rule as SQL over the load's rows.
 
-    `failed` selects the rows breaking it (among those `when` selects); `value` is what a failing row shows
-    as an example. Table-level expectations (the column set, each column's type) have neither.
+    The definition is the GX expectation class and its arguments; `expectation()` builds it. The gate reads only
+    the class's type name and the arguments, so an ingest never imports GX (6 s of CPU per process, most of it
+    the pandas and pyspark modules GX pulls in). `failed` selects the rows breaking it (among those `when`
+    selects); `value` is what a failing row shows as an example. Table-level expectations (the column set, each
+    column's type) have neither.
     """
 
-    expectation: Any
+    kind: str
+    """The GX expectation class, e.g. `ExpectColumnValuesToBeInSet`."""
+    kwargs: dict[str, Any]
     when: Condition | None = None
     failed: str | None = None
     value: str | None = None
     params: tuple[Any, ...] = ()
     """Values of the `?` placeholders in `failed`, in order (bounds keep their exact type: a decimal, a date)."""
+
+    def expectation(self) -> Any:
+        import great_expectations.expectations as gxe
+
+        return getattr(gxe, self.kind)(**self.kwargs)
+
+    @property
+    def type(self) -> str:
+        """GX's name of the expectation type: `ExpectColumnValuesToBeInSet` → `expect_column_values_to_be_in_set`."""
+        return re.sub(r"(?<!^)(?=[A-Z])", "_", self.kind).lower()
+
+    @property
+    def description(self) -> str:
+        return self.kwargs["description"]
+
+    @property
+    def column(self) -> str | None:
+        return self.kwargs.get("column")
+
+    @property
+    def severity(self) -> str:
+        return WARNING if self.kwargs.get("severity") == _GX_SEVERITY[WARNING] else ERROR
 
 
 def _table_facts(table: RawTable | ReferenceTable) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
@@ -232,7 +260,7 @@ def _table_facts(table: RawTable | ReferenceTable) -> tuple[tuple[str, ...], tup
 
 def build_expectations(table: RawTable | ReferenceTable, facts: QualityFacts) -> list[Any]:
     """The GX expectations for one raw table: each carries a unique, readable description."""
-    return [rule.expectation for rule in _suite(table, facts)]
+    return [rule.expectation() for rule in _suite(table, facts)]
 
 
 def _between(column: str, low: Any, high: Any, *, strict_min: bool = False) -> tuple[str, tuple[Any, ...]]:
@@ -250,27 +278,29 @@ def _between(column: str, low: Any, high: Any, *, strict_min: bool = False) -> t
 
 def _suite(table: RawTable | ReferenceTable, facts: QualityFacts) -> list[_Rule]:
     """The suite's rules, in the order GX lists them."""
-    import great_expectations.expectations as gxe
-
     keys, currencies, costs = _table_facts(table)
     sql_types = lake_columns(table)
     rules = [
         _Rule(
-            gxe.ExpectTableColumnsToMatchSet(
+            "ExpectTableColumnsToMatchSet",
+            dict(
                 column_set=[*table.columns, *LINEAGE_COLUMNS, *(derived.name for derived in facts.derived)],
                 exact_match=True,
                 description=f"{table.name} has exactly the registry's columns",
-            )
+            ),
         )
     ]
     rules += [
-        _Rule(gxe.ExpectColumnValuesToBeOfType(column=name, type_=sql_types[name], description=f"{name} is {dtype}"))
+        _Rule(
+            "ExpectColumnValuesToBeOfType", dict(column=name, type_=sql_types[name], description=f"{name} is {dtype}")
+        )
         for name, dtype in table.columns.items()
     ]
     for column in dict.fromkeys((*keys, *facts.keys, *currencies, *costs, "_load_id")):
         rules.append(
             _Rule(
-                gxe.ExpectColumnValuesToNotBeNull(column=column, description=f"{column} is never empty"),
+                "ExpectColumnValuesToNotBeNull",
+                dict(column=column, description=f"{column} is never empty"),
                 failed=f"{quote_identifier(column)} IS NULL",
                 value="NULL",
             )
@@ -280,30 +310,35 @@ def _suite(table: RawTable | ReferenceTable, facts: QualityFacts) -> list[_Rule]
         name = quote_identifier(allowed.column)
         if allowed.ignore_case:
             pattern = rf"(?i)^\s*({'|'.join(value.lower() for value in allowed.values)})\s*$"
-            expectation = gxe.ExpectColumnValuesToMatchRegex(
-                column=allowed.column,
-                regex=pattern,
-                description=f"{allowed.column} is one of {listed} (any case)",
-                severity=_GX_SEVERITY[allowed.severity],
+            kind, kwargs = (
+                "ExpectColumnValuesToMatchRegex",
+                dict(
+                    column=allowed.column,
+                    regex=pattern,
+                    description=f"{allowed.column} is one of {listed} (any case)",
+                    severity=_GX_SEVERITY[allowed.severity],
+                ),
             )
             failed = f"{name} IS NOT NULL AND NOT regexp_matches({name}, {sql_text(pattern)})"
         else:
-            expectation = gxe.ExpectColumnValuesToBeInSet(
-                column=allowed.column,
-                value_set=list(allowed.values),
-                description=f"{allowed.column} is one of {listed}",
-                severity=_GX_SEVERITY[allowed.severity],
+            kind, kwargs = (
+                "ExpectColumnValuesToBeInSet",
+                dict(
+                    column=allowed.column,
+                    value_set=list(allowed.values),
+                    description=f"{allowed.column} is one of {listed}",
+                    severity=_GX_SEVERITY[allowed.severity],
+                ),
             )
             failed = f"{name} IS NOT NULL AND {name} NOT IN ({', '.join(sql_text(v) for v in allowed.values)})"
-        rules.append(_Rule(expectation, failed=failed, value=name))
+        rules.append(_Rule(kind, kwargs, failed=failed, value=name))
     for column in dict.fromkeys((*currencies, *facts.currency_columns)):
         name = quote_identifier(column)
         codes = sorted(ISO_4217_CURRENCIES)
         rules.append(
             _Rule(
-                gxe.ExpectColumnValuesToBeInSet(
-                    column=column, value_set=codes, description=f"{column} is an ISO 4217 currency code"
-                ),
+                "ExpectColumnValuesToBeInSet",
+                dict(column=column, value_set=codes, description=f"{column} is an ISO 4217 currency code"),
                 failed=f"{name} IS NOT NULL AND {name} NOT IN ({', '.join(sql_text(code) for code in codes)})",
                 value=name,
             )
@@ -312,7 +347,8 @@ def _suite(table: RawTable | ReferenceTable, facts: QualityFacts) -> list[_Rule]
         failed, params = _between(column, -MAX_ABS_COST, MAX_ABS_COST)
         rules.append(
             _Rule(
-                gxe.ExpectColumnValuesToBeBetween(
+                "ExpectColumnValuesToBeBetween",
+                dict(
                     column=column,
                     min_value=-MAX_ABS_COST,
                     max_value=MAX_ABS_COST,
@@ -327,7 +363,8 @@ def _suite(table: RawTable | ReferenceTable, facts: QualityFacts) -> list[_Rule]
         failed, params = _between(rule.column, 0, None)
         rules.append(
             _Rule(
-                gxe.ExpectColumnValuesToBeBetween(
+                "ExpectColumnValuesToBeBetween",
+                dict(
                     column=rule.column,
                     min_value=0,
                     description=f"{rule.column} is not negative" + (f" {rule.applies_to}" if rule.applies_to else ""),
@@ -346,7 +383,8 @@ def _suite(table: RawTable | ReferenceTable, facts: QualityFacts) -> list[_Rule]
         failed, params = _between(rule.column, rule.min_value, rule.max_value, strict_min=rule.strict_min)
         rules.append(
             _Rule(
-                gxe.ExpectColumnValuesToBeBetween(
+                "ExpectColumnValuesToBeBetween",
+                dict(
                     column=rule.column,
                     min_value=rule.min_value,
                     max_value=rule.max_value,
@@ -366,7 +404,8 @@ def _suite(table: RawTable | ReferenceTable, facts: QualityFacts) -> list[_Rule]
         a, b = quote_identifier(rule.column), quote_identifier(rule.bound)
         rules.append(
             _Rule(
-                gxe.ExpectColumnPairValuesAToBeGreaterThanB(
+                "ExpectColumnPairValuesAToBeGreaterThanB",
+                dict(
                     column_A=rule.column,
                     column_B=rule.bound,
                     or_equal=True,
@@ -380,7 +419,7 @@ def _suite(table: RawTable | ReferenceTable, facts: QualityFacts) -> list[_Rule]
                 value=f"[{a}, {b}]",
             )
         )
-    descriptions = [rule.expectation.description for rule in rules]
+    descriptions = [rule.description for rule in rules]
     duplicated = {d for d in descriptions if descriptions.count(d) > 1}
     if duplicated:
         raise ValueError(f"{table.name}: expectations described twice: {sorted(duplicated)}")
@@ -433,12 +472,8 @@ def _in_report_order(suite: list[_Rule]) -> list[_Rule]:
     column first, then each column's, columns in the order the suite first names them."""
     first: dict[str | None, int] = {}
     for rule in suite:
-        first.setdefault(_column_of(rule), len(first))
-    return sorted(suite, key=lambda rule: (_column_of(rule) is not None, first[_column_of(rule)]))
-
-
-def _column_of(rule: _Rule) -> str | None:
-    return getattr(rule.expectation, "column", None)
+        first.setdefault(rule.column, len(first))
+    return sorted(suite, key=lambda rule: (rule.column is not None, first[rule.column]))
 
 
 def _example(value: Any) -> Any:
@@ -446,10 +481,6 @@ def _example(value: Any) -> Any:
     if isinstance(value, list):
         return [_example(item) for item in value]
     return value.isoformat(timespec="microseconds") if isinstance(value, datetime) else value
-
-
-def _severity(expectation: Any) -> str:
-    return WARNING if str(expectation.severity.value) == "warning" else ERROR
 
 
 def _run_suite(
@@ -470,18 +501,14 @@ def _run_suite(
     tallies: dict[str, _Tally] = {}
     row_rules: list[_Rule] = []
     for rule in _in_report_order(suite):
-        expectation = rule.expectation
-        tally = tallies.setdefault(
-            expectation.description,
-            _Tally(expectation.expectation_type, _column_of(rule), _severity(expectation)),
-        )
-        if expectation.expectation_type == "expect_table_columns_to_match_set":
-            tally.passed = set(found) == set(expectation.column_set)
+        tally = tallies.setdefault(rule.description, _Tally(rule.type, rule.column, rule.severity))
+        if rule.kind == "ExpectTableColumnsToMatchSet":
+            tally.passed = set(found) == set(rule.kwargs["column_set"])
             tally.observed = _short(sorted(found))
-        elif expectation.expectation_type == "expect_column_values_to_be_of_type":
-            observed = found.get(expectation.column)
-            tally.passed = observed is not None and observed.replace(" ", "") == expectation.type_.replace(" ", "")
-            tally.observed = observed or f"error: no column {expectation.column}"
+        elif rule.kind == "ExpectColumnValuesToBeOfType":
+            observed = found.get(rule.column)
+            tally.passed = observed is not None and observed.replace(" ", "") == rule.kwargs["type_"].replace(" ", "")
+            tally.observed = observed or f"error: no column {rule.column}"
         else:
             row_rules.append(rule)
     located = all(column in found for column in ROW_LOCATION_COLUMNS)
@@ -494,7 +521,7 @@ def _run_suite(
     totals = con.execute(f"SELECT {', '.join(counts)} FROM {rows}", [*params, load_id]).fetchall()[0]
     failing = []
     for number, rule in enumerate(row_rules):
-        tally = tallies[rule.expectation.description]
+        tally = tallies[rule.description]
         tally.elements, tally.unexpected = totals[2 * number], totals[2 * number + 1]
         tally.passed = tally.unexpected == 0
         if not tally.passed:

@@ -10,7 +10,8 @@ connector returns (which carries `_source_file` and `_source_row` for the messag
   create a billing period nobody asked for);
 - the quantities the connector names are not negative on the rows it says they apply to (the same
   `NonNegative` rules are the Great Expectations suite's on the loaded rows: a `Condition` reads as a
-  polars expression here and as a pandas query there, so reader and suite cannot disagree);
+  polars expression here and as SQL there, and describes itself as a pandas query, so reader and suite
+  cannot disagree);
 - the connector's line item key, where the format has one, is unique within the delivery (the
   same line twice would count its cost twice).
 
@@ -32,6 +33,7 @@ import polars as pl
 from sources.common.delivery import DeliveryWarning
 from sources.common.errors import RejectedInput
 from sources.common.rejects import plain
+from sources.common.sql import quote_identifier, sql_text
 
 ERROR = "error"
 WARNING = "warning"
@@ -41,6 +43,8 @@ MAX_FIELD_BYTES = 1 << 20
 EARLIEST = datetime(2000, 1, 1)
 LATEST = datetime(2100, 1, 1)
 """Billing data, purchase and commitment dates all fall inside [EARLIEST, LATEST)."""
+WHITESPACE = " \t\n\r\x0b\x0c"
+"""What Python's and polars' strip remove, for SQL's trim to remove the same."""
 
 
 class Condition(Protocol):
@@ -51,7 +55,11 @@ class Condition(Protocol):
         ...
 
     def query(self) -> str:
-        """The same predicate as pandas `DataFrame.query` text: the GX `row_condition` on loaded rows."""
+        """The same predicate as pandas `DataFrame.query` text: how the suite's rule reads (its description)."""
+        ...
+
+    def sql(self) -> str:
+        """The same predicate as SQL (never null): what the suite evaluates on the loaded rows in DuckDB."""
         ...
 
 
@@ -86,6 +94,13 @@ class OneOf:
         listed = ", ".join(f'"{v}"' for v in self._values())
         return f"{value} {'not in' if self.negate else 'in'} [{listed}]"
 
+    def sql(self) -> str:
+        value = quote_identifier(self.column)
+        if self.ignore_case:
+            value = f"lower(trim({value}, {sql_text(WHITESPACE)}))"
+        listed = ", ".join(sql_text(v) for v in self._values())
+        return f"{'NOT ' if self.negate else ''}coalesce({value} IN ({listed}), false)"
+
 
 @dataclass(frozen=True)
 class IsNull:
@@ -99,6 +114,9 @@ class IsNull:
     def query(self) -> str:
         return f"{_query_name(self.column)}.isnull()"
 
+    def sql(self) -> str:
+        return f"{quote_identifier(self.column)} IS NULL"
+
 
 @dataclass(frozen=True)
 class AllOf:
@@ -111,6 +129,9 @@ class AllOf:
 
     def query(self) -> str:
         return " and ".join(f"({condition.query()})" for condition in self.conditions)
+
+    def sql(self) -> str:
+        return " AND ".join(f"({condition.sql()})" for condition in self.conditions)
 
 
 @dataclass(frozen=True)

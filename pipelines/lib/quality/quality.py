@@ -3,10 +3,15 @@
 A suite is generated per raw table from what the registry already knows (its columns and their
 types, its restatement key, currency and cost columns) plus a few facts per source that only the
 source knows (`QualityFacts`: enums, quantities that cannot be negative, charge periods that must lie
-inside the billing period). It validates the rows of one load (`_load_id`), streamed from DuckDB in
-bounded batches, with an ephemeral GX context: no project folder, no progress bars, no analytics.
-Quantities that must not be negative are the reader's own `NonNegative` rules (sources/common/row_checks.py),
-so a line the reader accepts is a line the suite accepts.
+inside the billing period). The suite is defined as Great Expectations expectations (their types, kwargs,
+descriptions and severities are what `audit.quality_results` records), and each carries the same rule as
+SQL: DuckDB evaluates the whole suite over the rows of one load (`_load_id`) where they are, one aggregate
+scan for every rule's counts and a second only when a rule fails, for its first row and five example values.
+Pandas batches through GX's own engine cost ~100 s of CPU per million lines; GX's SQL engine cannot see the
+load's staged rows (they exist only inside the load's transaction on this connection) and does not run
+reliably on DuckDB through duckdb-engine (great_expectations#10738). Quantities that must not be negative
+are the reader's own `NonNegative` rules (sources/common/row_checks.py), so a line the reader accepts is a
+line the suite accepts.
 
 Every rule has a severity (docs/data-quality.md): an `error` is what cannot be represented faithfully
 and rejects the delivery, a `warning` is what the spec allows or providers emit and only records
@@ -19,25 +24,23 @@ passes once (its rows never change afterwards; a restatement replaces them with 
 from __future__ import annotations
 
 import json
-import numbers
+import re
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import duckdb
 import polars as pl
 
 from pipelines.lib.operations.test_hooks import pause_if_requested
-from pipelines.lib.warehouse.warehouse import RawTable, ReferenceTable, quote_identifier
+from pipelines.lib.warehouse.warehouse import RawTable, ReferenceTable, lake_columns, quote_identifier
 from sources.common.currencies import ISO_4217_CURRENCIES
 from sources.common.delivery import DeliveryWarning
 from sources.common.errors import RejectedInput
 from sources.common.row_checks import ERROR, WARNING, Condition, NonNegative
-
-if TYPE_CHECKING:
-    import pandas as pd
+from sources.common.sql import sql_text
 
 
 def _name_the_main_module() -> None:
@@ -58,9 +61,6 @@ _name_the_main_module()
 
 MAX_ABS_COST = 10**15
 """A cost beyond ±10^15 is no bill: it is a parse slip (an id or timestamp read as money)."""
-
-BATCH_ROWS = 100_000
-"""Rows validated at a time, so a large load never has to fit in memory at once."""
 
 LINEAGE_COLUMNS = ("_load_id", "_ingested_at")
 ROW_LOCATION_COLUMNS = ("_source_file", "_source_row")
@@ -207,17 +207,47 @@ def ensure_quality_table(con: duckdb.DuckDBPyConnection) -> None:
     con.execute("ALTER TABLE audit.quality_results ADD COLUMN IF NOT EXISTS example_row BIGINT")
 
 
-def _expected_type(dtype: pl.DataType) -> str:
-    """The pandas type name GX sees for a column read from DuckDB through Arrow (`_batches`)."""
-    if isinstance(dtype, pl.Decimal):
-        return "Decimal"
-    if isinstance(dtype, pl.Datetime):
-        return "datetime64[us]"
-    if dtype == pl.Date:
-        return "date"
-    if dtype == pl.Int64:
-        return "int64"
-    return "str"
+@dataclass(frozen=True)
+class _Rule:
+    """One expectation of a suite: its Great Expectations definition and the same rule as SQL over the load's rows.
+
+    The definition is the GX expectation class and its arguments; `expectation()` builds it. The gate reads only
+    the class's type name and the arguments, so an ingest never imports GX (6 s of CPU per process, most of it
+    the pandas and pyspark modules GX pulls in). `failed` selects the rows breaking it (among those `when`
+    selects); `value` is what a failing row shows as an example. Table-level expectations (the column set, each
+    column's type) have neither.
+    """
+
+    kind: str
+    """The GX expectation class, e.g. `ExpectColumnValuesToBeInSet`."""
+    kwargs: dict[str, Any]
+    when: Condition | None = None
+    failed: str | None = None
+    value: str | None = None
+    params: tuple[Any, ...] = ()
+    """Values of the `?` placeholders in `failed`, in order (bounds keep their exact type: a decimal, a date)."""
+
+    def expectation(self) -> Any:
+        import great_expectations.expectations as gxe
+
+        return getattr(gxe, self.kind)(**self.kwargs)
+
+    @property
+    def type(self) -> str:
+        """GX's name of the expectation type: `ExpectColumnValuesToBeInSet` → `expect_column_values_to_be_in_set`."""
+        return re.sub(r"(?<!^)(?=[A-Z])", "_", self.kind).lower()
+
+    @property
+    def description(self) -> str:
+        return self.kwargs["description"]
+
+    @property
+    def column(self) -> str | None:
+        return self.kwargs.get("column")
+
+    @property
+    def severity(self) -> str:
+        return WARNING if self.kwargs.get("severity") == _GX_SEVERITY[WARNING] else ERROR
 
 
 def _table_facts(table: RawTable | ReferenceTable) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
@@ -230,102 +260,170 @@ def _table_facts(table: RawTable | ReferenceTable) -> tuple[tuple[str, ...], tup
 
 def build_expectations(table: RawTable | ReferenceTable, facts: QualityFacts) -> list[Any]:
     """The GX expectations for one raw table: each carries a unique, readable description."""
-    import great_expectations.expectations as gxe
+    return [rule.expectation() for rule in _suite(table, facts)]
 
+
+def _between(column: str, low: Any, high: Any, *, strict_min: bool = False) -> tuple[str, tuple[Any, ...]]:
+    """SQL selecting a non-null value outside [low, high] (`(low` with `strict_min`), and its parameters."""
+    name = quote_identifier(column)
+    inside, params = [], []
+    if low is not None:
+        inside.append(f"{name} {'>' if strict_min else '>='} ?")
+        params.append(low)
+    if high is not None:
+        inside.append(f"{name} <= ?")
+        params.append(high)
+    return f"{name} IS NOT NULL AND NOT ({' AND '.join(inside) or 'true'})", tuple(params)
+
+
+def _suite(table: RawTable | ReferenceTable, facts: QualityFacts) -> list[_Rule]:
+    """The suite's rules, in the order GX lists them."""
     keys, currencies, costs = _table_facts(table)
-    expectations: list[Any] = [
-        gxe.ExpectTableColumnsToMatchSet(
-            column_set=[*table.columns, *LINEAGE_COLUMNS, *(derived.name for derived in facts.derived)],
-            exact_match=True,
-            description=f"{table.name} has exactly the registry's columns",
+    sql_types = lake_columns(table)
+    rules = [
+        _Rule(
+            "ExpectTableColumnsToMatchSet",
+            dict(
+                column_set=[*table.columns, *LINEAGE_COLUMNS, *(derived.name for derived in facts.derived)],
+                exact_match=True,
+                description=f"{table.name} has exactly the registry's columns",
+            ),
         )
     ]
-    expectations += [
-        gxe.ExpectColumnValuesToBeOfType(column=name, type_=_expected_type(dtype), description=f"{name} is {dtype}")
+    rules += [
+        _Rule(
+            "ExpectColumnValuesToBeOfType", dict(column=name, type_=sql_types[name], description=f"{name} is {dtype}")
+        )
         for name, dtype in table.columns.items()
     ]
     for column in dict.fromkeys((*keys, *facts.keys, *currencies, *costs, "_load_id")):
-        expectations.append(gxe.ExpectColumnValuesToNotBeNull(column=column, description=f"{column} is never empty"))
+        rules.append(
+            _Rule(
+                "ExpectColumnValuesToNotBeNull",
+                dict(column=column, description=f"{column} is never empty"),
+                failed=f"{quote_identifier(column)} IS NULL",
+                value="NULL",
+            )
+        )
     for allowed in facts.allowed_values:
         listed = ", ".join(allowed.values)
+        name = quote_identifier(allowed.column)
         if allowed.ignore_case:
-            pattern = "|".join(value.lower() for value in allowed.values)
-            expectations.append(
-                gxe.ExpectColumnValuesToMatchRegex(
+            pattern = rf"(?i)^\s*({'|'.join(value.lower() for value in allowed.values)})\s*$"
+            kind, kwargs = (
+                "ExpectColumnValuesToMatchRegex",
+                dict(
                     column=allowed.column,
-                    regex=rf"(?i)^\s*({pattern})\s*$",
+                    regex=pattern,
                     description=f"{allowed.column} is one of {listed} (any case)",
                     severity=_GX_SEVERITY[allowed.severity],
-                )
+                ),
             )
+            failed = f"{name} IS NOT NULL AND NOT regexp_matches({name}, {sql_text(pattern)})"
         else:
-            expectations.append(
-                gxe.ExpectColumnValuesToBeInSet(
+            kind, kwargs = (
+                "ExpectColumnValuesToBeInSet",
+                dict(
                     column=allowed.column,
                     value_set=list(allowed.values),
                     description=f"{allowed.column} is one of {listed}",
                     severity=_GX_SEVERITY[allowed.severity],
-                )
+                ),
             )
+            failed = f"{name} IS NOT NULL AND {name} NOT IN ({', '.join(sql_text(v) for v in allowed.values)})"
+        rules.append(_Rule(kind, kwargs, failed=failed, value=name))
     for column in dict.fromkeys((*currencies, *facts.currency_columns)):
-        expectations.append(
-            gxe.ExpectColumnValuesToBeInSet(
-                column=column,
-                value_set=sorted(ISO_4217_CURRENCIES),
-                description=f"{column} is an ISO 4217 currency code",
+        name = quote_identifier(column)
+        codes = sorted(ISO_4217_CURRENCIES)
+        rules.append(
+            _Rule(
+                "ExpectColumnValuesToBeInSet",
+                dict(column=column, value_set=codes, description=f"{column} is an ISO 4217 currency code"),
+                failed=f"{name} IS NOT NULL AND {name} NOT IN ({', '.join(sql_text(code) for code in codes)})",
+                value=name,
             )
         )
     for column in dict.fromkeys((*costs, *facts.cost_columns)):
-        expectations.append(
-            gxe.ExpectColumnValuesToBeBetween(
-                column=column,
-                min_value=-MAX_ABS_COST,
-                max_value=MAX_ABS_COST,
-                description=f"{column} is a finite amount (within ±10^15)",
+        failed, params = _between(column, -MAX_ABS_COST, MAX_ABS_COST)
+        rules.append(
+            _Rule(
+                "ExpectColumnValuesToBeBetween",
+                dict(
+                    column=column,
+                    min_value=-MAX_ABS_COST,
+                    max_value=MAX_ABS_COST,
+                    description=f"{column} is a finite amount (within ±10^15)",
+                ),
+                failed=failed,
+                value=quote_identifier(column),
+                params=params,
             )
         )
     for rule in facts.not_negative:
-        expectations.append(
-            gxe.ExpectColumnValuesToBeBetween(
-                column=rule.column,
-                min_value=0,
-                description=f"{rule.column} is not negative" + (f" {rule.applies_to}" if rule.applies_to else ""),
-                severity=_GX_SEVERITY[rule.severity],
-                **_row_condition(rule.applies),
+        failed, params = _between(rule.column, 0, None)
+        rules.append(
+            _Rule(
+                "ExpectColumnValuesToBeBetween",
+                dict(
+                    column=rule.column,
+                    min_value=0,
+                    description=f"{rule.column} is not negative" + (f" {rule.applies_to}" if rule.applies_to else ""),
+                    severity=_GX_SEVERITY[rule.severity],
+                    **_row_condition(rule.applies),
+                ),
+                when=rule.applies,
+                failed=failed,
+                value=quote_identifier(rule.column),
+                params=params,
             )
         )
     for rule in facts.in_range:
         low = "(" if rule.strict_min else "["
         unit = f" {rule.unit}" if rule.unit else ""
-        expectations.append(
-            gxe.ExpectColumnValuesToBeBetween(
-                column=rule.column,
-                min_value=rule.min_value,
-                max_value=rule.max_value,
-                strict_min=rule.strict_min,
-                description=f"{rule.column} is within {low}{_bound(rule.min_value, '-∞')}, "
-                f"{_bound(rule.max_value, '∞')}]{unit}" + _where(rule.when),
-                severity=_GX_SEVERITY[rule.severity],
-                **_row_condition(rule.when),
+        failed, params = _between(rule.column, rule.min_value, rule.max_value, strict_min=rule.strict_min)
+        rules.append(
+            _Rule(
+                "ExpectColumnValuesToBeBetween",
+                dict(
+                    column=rule.column,
+                    min_value=rule.min_value,
+                    max_value=rule.max_value,
+                    strict_min=rule.strict_min,
+                    description=f"{rule.column} is within {low}{_bound(rule.min_value, '-∞')}, "
+                    f"{_bound(rule.max_value, '∞')}]{unit}" + _where(rule.when),
+                    severity=_GX_SEVERITY[rule.severity],
+                    **_row_condition(rule.when),
+                ),
+                when=rule.when,
+                failed=failed,
+                value=quote_identifier(rule.column),
+                params=params,
             )
         )
     for rule in facts.ordered:
-        expectations.append(
-            gxe.ExpectColumnPairValuesAToBeGreaterThanB(
-                column_A=rule.column,
-                column_B=rule.bound,
-                or_equal=True,
-                ignore_row_if="either_value_is_missing",
-                description=f"{rule.column} is not before {rule.bound}" + _where(rule.when),
-                severity=_GX_SEVERITY[rule.severity],
-                **_row_condition(rule.when),
+        a, b = quote_identifier(rule.column), quote_identifier(rule.bound)
+        rules.append(
+            _Rule(
+                "ExpectColumnPairValuesAToBeGreaterThanB",
+                dict(
+                    column_A=rule.column,
+                    column_B=rule.bound,
+                    or_equal=True,
+                    ignore_row_if="either_value_is_missing",
+                    description=f"{rule.column} is not before {rule.bound}" + _where(rule.when),
+                    severity=_GX_SEVERITY[rule.severity],
+                    **_row_condition(rule.when),
+                ),
+                when=rule.when,
+                failed=f"{a} < {b}",
+                value=f"[{a}, {b}]",
             )
         )
-    descriptions = [expectation.description for expectation in expectations]
+    descriptions = [rule.description for rule in rules]
     duplicated = {d for d in descriptions if descriptions.count(d) > 1}
     if duplicated:
         raise ValueError(f"{table.name}: expectations described twice: {sorted(duplicated)}")
-    return expectations
+    return rules
 
 
 def _row_condition(when: Condition | None) -> dict[str, str]:
@@ -340,53 +438,9 @@ def _bound(value: Any, unbounded: str) -> str:
     return unbounded if value is None else str(value)
 
 
-def _ephemeral_validation(table: RawTable | ReferenceTable, facts: QualityFacts) -> Any:
-    """A GX validation definition over an in-memory dataframe, in a context that writes nothing to disk."""
-    import great_expectations as gx
-    from great_expectations.data_context.types.base import (
-        DataContextConfig,
-        InMemoryStoreBackendDefaults,
-        ProgressBarsConfig,
-    )
-
-    context = gx.get_context(
-        mode="ephemeral",
-        project_config=DataContextConfig(
-            store_backend_defaults=InMemoryStoreBackendDefaults(),
-            analytics_enabled=False,
-            progress_bars=ProgressBarsConfig(globally=False, metric_calculations=False),
-        ),
-    )
-    batch = context.data_sources.add_pandas("warehouse").add_dataframe_asset(table.name)
-    suite = context.suites.add(gx.ExpectationSuite(name=table.name, expectations=build_expectations(table, facts)))
-    return context.validation_definitions.add(
-        gx.ValidationDefinition(name=table.name, data=batch.add_batch_definition_whole_dataframe("load"), suite=suite)
-    )
-
-
-def _batches(
-    con: duckdb.DuckDBPyConnection, table_name: str, load_id: str, derived: Sequence[Derived] = ()
-) -> Iterator[pd.DataFrame]:
-    """The load's rows (and the facts' derived columns) in batches of at most BATCH_ROWS (one empty frame if none)."""
-    import pandas as pd
-    import pyarrow as pa
-
-    types = {pa.int64(): pd.Int64Dtype()}.get
-    extra = "".join(f", {column.sql} AS {quote_identifier(column.name)}" for column in derived)
-    reader = con.sql(f"SELECT *{extra} FROM {table_name} WHERE _load_id = ?", params=[load_id]).to_arrow_reader(
-        BATCH_ROWS
-    )
-    empty = True
-    for batch in reader:
-        empty = False
-        yield pa.Table.from_batches([batch]).to_pandas(types_mapper=types)
-    if empty:
-        yield reader.schema.empty_table().to_pandas(types_mapper=types)
-
-
 @dataclass
 class _Tally:
-    """One expectation's result summed over the batches of a load."""
+    """One expectation's result over the load's rows."""
 
     expectation: str
     column: str | None
@@ -398,24 +452,6 @@ class _Tally:
     examples: list[Any] = field(default_factory=list)
     first_row: tuple[str, int] | None = None
     """(file, row) of the first failing row, where the table records where its rows came from."""
-
-    def add(self, result: Any) -> None:
-        self.passed = self.passed and bool(result.success)
-        body = result.result or {}
-        if "unexpected_count" in body:
-            self.unexpected = (self.unexpected or 0) + int(body["unexpected_count"] or 0)
-            self.elements = (self.elements or 0) + int(body.get("element_count") or 0)
-            self.examples += [value for value in body.get("partial_unexpected_list") or [] if len(self.examples) < 5]
-        located = body.get("partial_unexpected_index_list") or []
-        first = located[0] if located and isinstance(located[0], dict) else {}
-        file, row = first.get("_source_file"), first.get("_source_row")
-        if self.first_row is None and isinstance(file, str) and isinstance(row, numbers.Integral):
-            self.first_row = (file, int(row))
-        if "observed_value" in body and (self.observed is None or not result.success):
-            self.observed = _short(body["observed_value"])
-        error = _exception_message(result)
-        if error:
-            self.observed = f"error: {error}"
 
     def observed_text(self) -> str:
         if self.observed is not None:
@@ -431,13 +467,82 @@ def _short(value: Any, limit: int = 300) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _exception_message(result: Any) -> str | None:
-    info = result.exception_info or {}
-    candidates = [info, *(value for value in info.values() if isinstance(value, dict))]
-    for candidate in candidates:
-        if candidate.get("raised_exception"):
-            return str(candidate.get("exception_message") or "the check raised an error")
-    return None
+def _in_report_order(suite: list[_Rule]) -> list[_Rule]:
+    """The order GX reports results in (and so which failure a rejection names first): expectations on no single
+    column first, then each column's, columns in the order the suite first names them."""
+    first: dict[str | None, int] = {}
+    for rule in suite:
+        first.setdefault(rule.column, len(first))
+    return sorted(suite, key=lambda rule: (rule.column is not None, first[rule.column]))
+
+
+def _example(value: Any) -> Any:
+    """A failing value as GX shows it: timestamps in ISO 8601 to the microsecond, pairs as lists."""
+    if isinstance(value, list):
+        return [_example(item) for item in value]
+    return value.isoformat(timespec="microseconds") if isinstance(value, datetime) else value
+
+
+def _run_suite(
+    con: duckdb.DuckDBPyConnection,
+    table: RawTable | ReferenceTable,
+    facts: QualityFacts,
+    load_id: str,
+    suite: list[_Rule],
+) -> dict[str, _Tally]:
+    """Each expectation's result over the load's rows, by description, evaluated by DuckDB where the rows are.
+
+    One aggregate query counts every rule's rows and failures in a single scan; a second, only when a rule
+    fails, finds each failing rule's first row (by file and row) and up to five of its values.
+    """
+    extra = "".join(f", {column.sql} AS {quote_identifier(column.name)}" for column in facts.derived)
+    rows = f"(SELECT *{extra} FROM {table.name} WHERE _load_id = ?) AS load_rows"
+    found = {row[0]: row[1] for row in con.execute(f"DESCRIBE SELECT * FROM {rows}", [load_id]).fetchall()}
+    tallies: dict[str, _Tally] = {}
+    row_rules: list[_Rule] = []
+    for rule in _in_report_order(suite):
+        tally = tallies.setdefault(rule.description, _Tally(rule.type, rule.column, rule.severity))
+        if rule.kind == "ExpectTableColumnsToMatchSet":
+            tally.passed = set(found) == set(rule.kwargs["column_set"])
+            tally.observed = _short(sorted(found))
+        elif rule.kind == "ExpectColumnValuesToBeOfType":
+            observed = found.get(rule.column)
+            tally.passed = observed is not None and observed.replace(" ", "") == rule.kwargs["type_"].replace(" ", "")
+            tally.observed = observed or f"error: no column {rule.column}"
+        else:
+            row_rules.append(rule)
+    located = all(column in found for column in ROW_LOCATION_COLUMNS)
+    selected = [rule.when.sql() if rule.when else "true" for rule in row_rules]
+    counts: list[str] = []
+    params: list[Any] = []
+    for rule, when in zip(row_rules, selected, strict=True):
+        counts += [f"count(*) FILTER (WHERE {when})", f"count(*) FILTER (WHERE ({when}) AND ({rule.failed}))"]
+        params += rule.params
+    totals = con.execute(f"SELECT {', '.join(counts)} FROM {rows}", [*params, load_id]).fetchall()[0]
+    failing = []
+    for number, rule in enumerate(row_rules):
+        tally = tallies[rule.description]
+        tally.elements, tally.unexpected = totals[2 * number], totals[2 * number + 1]
+        tally.passed = tally.unexpected == 0
+        if not tally.passed:
+            failing.append((rule, selected[number], tally))
+    if failing:
+        order = "(_source_file, _source_row)" if located else "0"
+        found_rows = []
+        params = []
+        for rule, when, _ in failing:
+            found_rows += [
+                f"arg_min({rule.value}, {order}, 5) FILTER (WHERE ({when}) AND ({rule.failed}))",
+                f"min({order if located else 'NULL'}) FILTER (WHERE ({when}) AND ({rule.failed}))",
+            ]
+            params += rule.params + rule.params
+        examples = con.execute(f"SELECT {', '.join(found_rows)} FROM {rows}", [*params, load_id]).fetchall()[0]
+        for number, (_, _, tally) in enumerate(failing):
+            values, first = examples[2 * number], examples[2 * number + 1]
+            tally.examples = [_example(value) for value in values] if values else [None] * min(tally.unexpected, 5)
+            if first is not None and None not in first:
+                tally.first_row = (first[0], int(first[1]))
+    return tallies
 
 
 def validate_load(
@@ -448,15 +553,14 @@ def validate_load(
     source: str,
     load_id: str,
     run_id: str | None = None,
-    validation: Any = None,
+    suite: list[_Rule] | None = None,
     record: bool = True,
 ) -> list[QualityResult]:
     """Run the table's suite over one load's rows; every expectation's result is appended to
     audit.quality_results unless `record` is false (the gate records them once it knows the outcome)."""
     ensure_quality_table(con)
     pause_if_requested("validating")
-    validation = validation or _ephemeral_validation(table, facts)
-    tallies = _run_suite(con, table, facts, load_id, validation)
+    tallies = _run_suite(con, table, facts, load_id, suite or _suite(table, facts))
     checked_at = datetime.now(UTC).replace(tzinfo=None)
     results = [
         QualityResult(
@@ -481,25 +585,6 @@ def validate_load(
     if record:
         record_results(con, results)
     return results
-
-
-def _run_suite(
-    con: duckdb.DuckDBPyConnection, table: RawTable | ReferenceTable, facts: QualityFacts, load_id: str, validation: Any
-) -> dict[str, _Tally]:
-    """Each expectation's result over the load's rows, summed over its batches, by description."""
-    located = all(column in table.columns for column in ROW_LOCATION_COLUMNS)
-    result_format: dict[str, Any] = {"result_format": "SUMMARY", "partial_unexpected_count": 5}
-    if located:
-        result_format["unexpected_index_column_names"] = list(ROW_LOCATION_COLUMNS)
-    tallies: dict[str, _Tally] = {}
-    for frame in _batches(con, table.name, load_id, facts.derived):
-        outcome = validation.run(batch_parameters={"dataframe": frame}, result_format=result_format)
-        for result in outcome.results:
-            config = result.expectation_config
-            severity = WARNING if str(config.severity.value) == "warning" else ERROR
-            tally = tallies.setdefault(config.description, _Tally(config.type, config.kwargs.get("column"), severity))
-            tally.add(result)
-    return tallies
 
 
 def record_results(con: duckdb.DuckDBPyConnection, results: Sequence[QualityResult]) -> None:
@@ -591,12 +676,10 @@ def check_pending_loads(
     pending = loads_to_check(con, table.name, load_source=load_source, partition=partition)
     if not pending:
         return QualityReport(source=source, checked_loads=[])
-    validation = _ephemeral_validation(table, facts)
+    suite = _suite(table, facts)
     results: list[QualityResult] = []
     for load_id in pending:
-        results += validate_load(
-            con, table, facts, source=source, load_id=load_id, run_id=run_id, validation=validation
-        )
+        results += validate_load(con, table, facts, source=source, load_id=load_id, run_id=run_id, suite=suite)
     return QualityReport(source=source, checked_loads=pending, results=results)
 
 
@@ -698,7 +781,7 @@ class QualityGate:
     facts: QualityFacts
     source: str
     run_id: str | None = None
-    _validation: Any = field(default=None, init=False, repr=False)
+    _suite: list[_Rule] = field(default_factory=list, init=False, repr=False)
 
     def check(
         self,
@@ -709,8 +792,7 @@ class QualityGate:
         rows: int,
         reader_warnings: Sequence[DeliveryWarning] = (),
     ) -> QualityReport:
-        if self._validation is None:
-            self._validation = _ephemeral_validation(self.table, self.facts)
+        self._suite = self._suite or _suite(self.table, self.facts)
         results = validate_load(
             con,
             self.table,
@@ -718,7 +800,7 @@ class QualityGate:
             source=self.source,
             load_id=load_id,
             run_id=self.run_id,
-            validation=self._validation,
+            suite=self._suite,
             record=False,
         )
         results += reader_warning_results(

@@ -37,6 +37,7 @@ import duckdb
 
 from pipelines.lib.operations.test_hooks import pause_if_requested
 from pipelines.lib.settings import lake_root
+from sources.common.sql import sql_text, sql_text_list
 
 SCHEMA_FILE = "schema.parquet"
 LOAD_FILE = r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.parquet$"
@@ -80,11 +81,6 @@ def lake_of(con: duckdb.DuckDBPyConnection) -> Lake:
     """The lake beside this connection's warehouse file (`FINOPS_LAKE` when set)."""
     warehouse = warehouse_path(con)
     return Lake(lake_root(Path(warehouse).parent if warehouse else None))
-
-
-def sql_text(value: str) -> str:
-    """A SQL string literal (DuckDB cannot prepare a parameter inside CREATE VIEW or as a COPY target)."""
-    return "'" + value.replace("'", "''") + "'"
 
 
 def folder_name(value: Any) -> str:
@@ -151,11 +147,6 @@ def ensure_view(con: duckdb.DuckDBPyConnection, name: str, select_sql: str) -> N
     if found and select_sql in found[0][0]:
         return
     con.execute(f"CREATE OR REPLACE VIEW {name} AS {select_sql}")
-
-
-def sql_text_list(texts: Iterable[str]) -> str:
-    """A SQL list of string literals."""
-    return "[" + ", ".join(sql_text(text) for text in texts) + "]"
 
 
 def files_view_sql(paths: Iterable[str] | str) -> str:

@@ -45,18 +45,10 @@ from pipelines.lib.warehouse.lake import (
     warehouse_path,
     write_parquet,
 )
+from sources.common.sql import quote_identifier
 from sources.common.types import DECIMAL_PRECISION, DECIMAL_SCALE
 
 MONEY_SQL_TYPE = f"DECIMAL({DECIMAL_PRECISION}, {DECIMAL_SCALE})"
-
-
-def quote_identifier(name: str) -> str:
-    """A column, table or schema name as a SQL identifier: double-quoted, inner quotes doubled.
-
-    Names come from code (table specs) or the catalog, never from data; quoting keeps even an odd
-    catalog name an identifier.
-    """
-    return '"' + name.replace('"', '""') + '"'
 
 
 class WarehouseBusy(RuntimeError):

@@ -496,8 +496,8 @@ def _run_suite(
     fails, finds each failing rule's first row (by file and row) and up to five of its values.
     """
     extra = "".join(f", {column.sql} AS {quote_identifier(column.name)}" for column in facts.derived)
-    rows = f"(SELECT *{extra} FROM {table.name} WHERE _load_id = ?) AS load_rows"
-    found = {row[0]: row[1] for row in con.execute(f"DESCRIBE SELECT * FROM {rows}", [load_id]).fetchall()}
+    load_relation = f"(SELECT *{extra} FROM {table.name} WHERE _load_id = ?) AS load_rows"
+    found = {row[0]: row[1] for row in con.execute(f"DESCRIBE SELECT * FROM {load_relation}", [load_id]).fetchall()}
     tallies: dict[str, _Tally] = {}
     row_rules: list[_Rule] = []
     for rule in _in_report_order(suite):
@@ -518,7 +518,7 @@ def _run_suite(
     for rule, when in zip(row_rules, selected, strict=True):
         counts += [f"count(*) FILTER (WHERE {when})", f"count(*) FILTER (WHERE ({when}) AND ({rule.failed}))"]
         params += rule.params
-    totals = con.execute(f"SELECT {', '.join(counts)} FROM {rows}", [*params, load_id]).fetchall()[0]
+    totals = con.execute(f"SELECT {', '.join(counts)} FROM {load_relation}", [*params, load_id]).fetchall()[0]
     failing = []
     for number, rule in enumerate(row_rules):
         tally = tallies[rule.description]
@@ -536,7 +536,7 @@ def _run_suite(
                 f"min({order if located else 'NULL'}) FILTER (WHERE ({when}) AND ({rule.failed}))",
             ]
             params += rule.params + rule.params
-        examples = con.execute(f"SELECT {', '.join(found_rows)} FROM {rows}", [*params, load_id]).fetchall()[0]
+        examples = con.execute(f"SELECT {', '.join(found_rows)} FROM {load_relation}", [*params, load_id]).fetchall()[0]
         for number, (_, _, tally) in enumerate(failing):
             values, first = examples[2 * number], examples[2 * number + 1]
             tally.examples = [_example(value) for value in values] if values else [None] * min(tally.unexpected, 5)

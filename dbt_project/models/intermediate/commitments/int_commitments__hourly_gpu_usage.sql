@@ -3,9 +3,11 @@
     region × billing currency (a scope): the series whose steady floor a commitment would cover.
 
     The bill is the source, not telemetry: every rented GPU-hour is billed, telemetry covers only hosts with an
-    exporter. A cost line's GPU-hours are spread evenly over the hours of its charge period: exact for hourly lines
-    (AWS CUR, Google Cloud, OCI, GPU clouds billing by the hour), the day's average for daily lines (Azure, FOCUS
-    files by day). Hours of the window without a line count as 0 GPUs.
+    exporter. A cost line's GPU-hours are spread over the clock hours its charge period touches, in proportion to
+    the seconds it covers of each: the hour's average GPU count. That is exact for hourly lines (AWS CUR, Google
+    Cloud, OCI), the day's average for daily lines (Azure, FOCUS files by day), and keeps a GPU cloud's run from
+    13:30 to 15:15 at half an hour, a whole hour and a quarter: the spread always sums to the line's GPU-hours.
+    Hours of the window without a line count as 0 GPUs.
 
     The window ends at the last complete day a provider has billed (midnight before its latest charge period's
     end) and starts `commitment_window_days` days before, or at the scope's first billed hour when that is
@@ -14,6 +16,11 @@
 -#}
 
 {%- set window_days = var('commitment_window_days', 30) | int -%}
+{%- set covered_seconds = dbt.datediff(
+    'greatest(scope_hours.usage_hour, periods.charge_period_start)',
+    'least(' ~ dbt.dateadd('hour', 1, 'scope_hours.usage_hour') ~ ', periods.charge_period_end)',
+    'second',
+) -%}
 {%- if window_days < 1 -%}
     {{ exceptions.raise_compiler_error("dbt var commitment_window_days must be a positive number of days, got " ~ window_days) }}
 {%- endif -%}
@@ -89,9 +96,10 @@ periods as (
         gpu_lines.charge_period_end,
         sum(gpu_lines.gpu_hours) as gpu_hours,
         case
-            when {{ dbt.datediff('gpu_lines.charge_period_start', 'gpu_lines.charge_period_end', 'hour') }} < 1 then 1
-            else {{ dbt.datediff('gpu_lines.charge_period_start', 'gpu_lines.charge_period_end', 'hour') }}
-        end as period_hours
+            when {{ dbt.datediff('gpu_lines.charge_period_start', 'gpu_lines.charge_period_end', 'second') }} < 1
+                then 1
+            else {{ dbt.datediff('gpu_lines.charge_period_start', 'gpu_lines.charge_period_end', 'second') }}
+        end as period_seconds
     from gpu_lines
     inner join windows
         on {{ keys_match('gpu_lines', 'windows', ['provider_name', 'gpu_model', 'billing_currency']) }}
@@ -135,8 +143,17 @@ spread as (
         scope_hours.window_start,
         scope_hours.window_end,
         scope_hours.usage_hour,
+        -- gpu_hours × seconds of this hour covered / seconds of the period; the casts keep the product's 12
+        -- decimals on Spark, whose decimal multiplication would otherwise round it to 6
         sum(
-            coalesce({{ decimal_divide('periods.gpu_hours', 'periods.period_hours', 12) }}, 0)
+            coalesce(
+                {{ decimal_divide(
+                    'cast(periods.gpu_hours as decimal(24, 12)) * cast(' ~ covered_seconds ~ ' as decimal(10, 0))',
+                    'periods.period_seconds',
+                    12,
+                ) }},
+                0
+            )
         ) as gpus
     from scope_hours
     left join periods

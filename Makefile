@@ -44,7 +44,7 @@ chromium:  ## install Debian's chromium for the headless-browser tests when it i
 # organisation, the kill-at-every-phase chain, the benchmark smoke run); `make test-slow` runs only those; `make
 # test-all` runs every test in one session (what CI runs): the two workers balance the few long slow tests against
 # the many fast ones, which two sessions one after the other cannot (the slow session alone took 34 min, busy machine).
-PYTEST := $(BIN)/pytest -n 2 --dist loadfile --durations=15
+PYTEST := $(BIN)/pytest -n 2 --dist loadfile --durations=40
 
 test: test-setup  ## lint, then every test but the slow ones (dbt builds on fixture data included), two workers
 	$(PYTEST) -m "not slow"
@@ -58,7 +58,7 @@ test-all: test-setup  ## lint, then every test, slow ones included, in one sessi
 # The Spark tests start one standalone cluster (a master and a worker JVM) for the whole module and run the demo on
 # it: one worker process, so no second JVM competes for the two cores.
 test-spark: test-setup  ## the dbt project on a local Spark cluster, compared with the DuckDB build of the same lake
-	$(BIN)/pytest -m spark -p no:xdist
+	$(BIN)/pytest -m spark -p no:xdist --durations=10
 
 test-setup: install chromium
 	$(BIN)/ruff check .

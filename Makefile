@@ -46,10 +46,10 @@ chromium:  ## install Debian's chromium for the headless-browser tests when it i
 # the many fast ones, which two sessions one after the other cannot (the slow session alone took 34 min, busy machine).
 PYTEST := $(BIN)/pytest -n 2 --dist loadfile --durations=40
 
-test: test-setup  ## lint, then every test but the slow ones (dbt builds on fixture data included), two workers
-	$(PYTEST) -m "not slow"
+test: test-setup  ## lint, then every test but the slow and Spark ones (dbt builds on fixture data included), two workers
+	$(PYTEST) -m "not slow and not spark"
 
-test-slow: test-setup  ## only the tests marked slow (Spark's included)
+test-slow: test-setup  ## only the tests marked slow (the Spark demo's included)
 	$(PYTEST) -m slow
 
 test-all: test-setup  ## lint, then every test, slow ones included, in one session, Spark's apart (CI)

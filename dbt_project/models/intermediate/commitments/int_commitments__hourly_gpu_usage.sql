@@ -16,6 +16,7 @@
 -#}
 
 {%- set window_days = var('commitment_window_days', 30) | int -%}
+{%- set scope_keys = ['provider_name', 'gpu_model', 'region_id', 'billing_currency'] -%}
 {%- set covered_seconds = dbt.datediff(
     'greatest(scope_hours.usage_hour, periods.charge_period_start)',
     'least(' ~ dbt.dateadd('hour', 1, 'scope_hours.usage_hour') ~ ', periods.charge_period_end)',
@@ -32,7 +33,8 @@ gpu_lines as (
     select
         ProviderName as provider_name,
         x_gpu_model as gpu_model,
-        RegionId as region_id,
+        -- '' where the bill names no region, so scope keys compare with =; null again in final
+        coalesce(RegionId, '') as region_id,
         BillingCurrency as billing_currency,
         ChargePeriodStart as charge_period_start,
         ChargePeriodEnd as charge_period_end,
@@ -59,10 +61,9 @@ windows as (
 
     -- each scope's window: the provider's last complete days, from the scope's first billed hour when later
     select
-        gpu_lines.provider_name,
-        gpu_lines.gpu_model,
-        gpu_lines.region_id,
-        gpu_lines.billing_currency,
+        {%- for key in scope_keys %}
+        gpu_lines.{{ key }},
+        {%- endfor %}
         provider_ends.window_end,
         case
             when min({{ dbt.date_trunc('hour', 'gpu_lines.charge_period_start') }})
@@ -74,10 +75,9 @@ windows as (
     inner join provider_ends
         on gpu_lines.provider_name = provider_ends.provider_name
     group by
-        gpu_lines.provider_name,
-        gpu_lines.gpu_model,
-        gpu_lines.region_id,
-        gpu_lines.billing_currency,
+        {%- for key in scope_keys %}
+        gpu_lines.{{ key }},
+        {%- endfor %}
         provider_ends.window_end
     -- a GPU no longer rented in the window has nothing to commit to
     having max(gpu_lines.charge_period_end) > {{ dbt.dateadd('day', -window_days, 'provider_ends.window_end') }}
@@ -88,10 +88,9 @@ periods as (
 
     -- one row per scope and charge period, so the spread below joins few rows to the hours
     select
-        gpu_lines.provider_name,
-        gpu_lines.gpu_model,
-        gpu_lines.region_id,
-        gpu_lines.billing_currency,
+        {%- for key in scope_keys %}
+        gpu_lines.{{ key }},
+        {%- endfor %}
         gpu_lines.charge_period_start,
         gpu_lines.charge_period_end,
         sum(gpu_lines.gpu_hours) as gpu_hours,
@@ -102,15 +101,13 @@ periods as (
         end as period_seconds
     from gpu_lines
     inner join windows
-        on {{ keys_match('gpu_lines', 'windows', ['provider_name', 'gpu_model', 'billing_currency']) }}
-        and coalesce(gpu_lines.region_id, '') = coalesce(windows.region_id, '')
+        on {{ keys_match('gpu_lines', 'windows', scope_keys) }}
         and gpu_lines.charge_period_end > windows.window_start
         and gpu_lines.charge_period_start < windows.window_end
     group by
-        gpu_lines.provider_name,
-        gpu_lines.gpu_model,
-        gpu_lines.region_id,
-        gpu_lines.billing_currency,
+        {%- for key in scope_keys %}
+        gpu_lines.{{ key }},
+        {%- endfor %}
         gpu_lines.charge_period_start,
         gpu_lines.charge_period_end
 
@@ -119,10 +116,9 @@ periods as (
 scope_hours as (
 
     select
-        windows.provider_name,
-        windows.gpu_model,
-        windows.region_id,
-        windows.billing_currency,
+        {%- for key in scope_keys %}
+        windows.{{ key }},
+        {%- endfor %}
         windows.window_start,
         windows.window_end,
         cast({{ dbt.dateadd('hour', '(hour_numbers.generated_number - 1)', 'windows.window_start') }} as timestamp)
@@ -136,10 +132,9 @@ scope_hours as (
 spread as (
 
     select
-        scope_hours.provider_name,
-        scope_hours.gpu_model,
-        scope_hours.region_id,
-        scope_hours.billing_currency,
+        {%- for key in scope_keys %}
+        scope_hours.{{ key }},
+        {%- endfor %}
         scope_hours.window_start,
         scope_hours.window_end,
         scope_hours.usage_hour,
@@ -157,17 +152,13 @@ spread as (
         ) as gpus
     from scope_hours
     left join periods
-        on scope_hours.provider_name = periods.provider_name
-        and scope_hours.gpu_model = periods.gpu_model
-        and coalesce(scope_hours.region_id, '') = coalesce(periods.region_id, '')
-        and scope_hours.billing_currency = periods.billing_currency
+        on {{ keys_match('scope_hours', 'periods', scope_keys) }}
         and scope_hours.usage_hour >= {{ dbt.date_trunc('hour', 'periods.charge_period_start') }}
         and scope_hours.usage_hour < periods.charge_period_end
     group by
-        scope_hours.provider_name,
-        scope_hours.gpu_model,
-        scope_hours.region_id,
-        scope_hours.billing_currency,
+        {%- for key in scope_keys %}
+        scope_hours.{{ key }},
+        {%- endfor %}
         scope_hours.window_start,
         scope_hours.window_end,
         scope_hours.usage_hour
@@ -179,7 +170,7 @@ final as (
     select
         provider_name,
         gpu_model,
-        region_id,
+        nullif(region_id, '') as region_id,
         billing_currency,
         cast(window_start as timestamp) as window_start,
         cast(window_end as timestamp) as window_end,

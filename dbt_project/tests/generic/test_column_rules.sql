@@ -6,7 +6,8 @@
 
     It returns one row per broken rule, naming the column and the rule, with the number of rows that break it
     (`dbt test --store-failures` keeps them). As in dbt's single-column tests, nulls pass non_negative and
-    accepted_values; accepted values are compared as quoted literals, like accepted_values' default.
+    accepted_values; accepted values are compared as text literals (like accepted_values' default), quoted by
+    `dbt.escape_single_quotes`, which knows each engine's escaping (Spark reads `''` as two adjacent literals).
     Rules with their own config (a `where`, a severity) stay single-column tests.
 -#}
 {% test column_rules(model, not_null=[], non_negative=[], accepted_values={}) %}
@@ -21,7 +22,7 @@
 {%- for column, values in accepted_values.items() -%}
     {%- set literals = [] -%}
     {%- for value in values -%}
-        {%- do literals.append("'" ~ (value | string | replace("'", "''")) ~ "'") -%}
+        {%- do literals.append("'" ~ dbt.escape_single_quotes(value | string) ~ "'") -%}
     {%- endfor -%}
     {%- do rules.append((column ~ ' is not an accepted value', column ~ ' not in (' ~ literals | join(', ') ~ ')')) -%}
 {%- endfor -%}

@@ -17,11 +17,6 @@
 
 {%- set window_days = var('commitment_window_days', 30) | int -%}
 {%- set scope_keys = ['provider_name', 'gpu_model', 'region_id', 'billing_currency'] -%}
-{%- set covered_seconds = dbt.datediff(
-    'greatest(scope_hours.usage_hour, periods.charge_period_start)',
-    'least(' ~ dbt.dateadd('hour', 1, 'scope_hours.usage_hour') ~ ', periods.charge_period_end)',
-    'second',
-) -%}
 {%- if window_days < 1 -%}
     {{ exceptions.raise_compiler_error("dbt var commitment_window_days must be a positive number of days, got " ~ window_days) }}
 {%- endif -%}
@@ -131,6 +126,12 @@ scope_hours as (
 
 spread as (
 
+    {#- the seconds of scope_hours' hour that a charge period covers -#}
+    {%- set covered_seconds = dbt.datediff(
+        'greatest(scope_hours.usage_hour, periods.charge_period_start)',
+        'least(' ~ dbt.dateadd('hour', 1, 'scope_hours.usage_hour') ~ ', periods.charge_period_end)',
+        'second',
+    ) %}
     select
         {%- for key in scope_keys %}
         scope_hours.{{ key }},

@@ -23,7 +23,6 @@ from sources.aws.columns import (
     CUR1_CSV,
     CUR1_PARQUET,
     CUR2,
-    FORMAT_TITLES,
     JSON_COLUMNS,
     LEGACY_CSV_NAMES,
     LINEAGE_COLUMNS,
@@ -31,17 +30,15 @@ from sources.aws.columns import (
     REQUIRED_COLUMNS,
     athena_name,
 )
-from sources.common.delivery import LINEAGE_SCHEMA, Delivery, ParsedDelivery
+from sources.common.delivery import LINEAGE_SCHEMA
 from sources.common.errors import RejectedInput
 from sources.common.files import ZIP_MAGIC, magic_bytes, read_raw
-from sources.common.manifests import AWS_CUR, listed_data_files
 from sources.common.row_checks import (
     WARNING,
     NonNegative,
     OneOf,
     RowRules,
     Wording,
-    check_rows,
     check_values,
     ordered,
     required,
@@ -50,8 +47,6 @@ from sources.common.typed import report_unparsed, typed_column
 from sources.common.types import DECIMAL_EXPECTED, Kind, polars_type
 
 CUR_DATA_SUFFIXES = (".csv", ".csv.gz", ".gz", ".parquet")
-_STATUS_TABLE_FOLDER = "cost_and_usage_data_status"
-"""The Athena flavour's report-status table, delivered beside the data: not billing lines."""
 
 
 def output_schema() -> dict[str, pl.DataType]:
@@ -95,19 +90,6 @@ _EXPECTED = {
 }
 
 
-def parse_cur_delivery(delivery: Delivery) -> ParsedDelivery:
-    """The connector entry point: the files the delivery's manifests list (else all of them), as one frame."""
-    listed = listed_data_files(delivery, AWS_CUR)
-    files = listed if listed is not None else _data_files(delivery)
-    if not files:
-        raise RejectedInput(delivery.name, "holds no CUR data files (CSV, CSV.gz or Parquet)")
-    parts = [read_cur_file(file, source_file=delivery.display_name(file)) for file in files]
-    frame = pl.concat(parts, how="vertical")
-    check_rows(frame, ROW_RULES)
-    formats = sorted(set(frame["_cur_format"].unique().to_list()))
-    return ParsedDelivery(frame=frame, format_version=", ".join(FORMAT_TITLES[f] for f in formats))
-
-
 def read_cur_file(path: Path, *, source_file: str | None = None) -> pl.DataFrame:
     """Parse and validate one CUR data file into `output_schema()`.
 
@@ -146,17 +128,6 @@ def read_cur_file(path: Path, *, source_file: str | None = None) -> pl.DataFrame
     )
     check_values(frame, FILE_RULES, headers=header_of)
     return frame
-
-
-def _data_files(delivery: Delivery) -> list[Path]:
-    files = []
-    for file in delivery.files():
-        if _STATUS_TABLE_FOLDER in file.relative_to(delivery.path.parent).parts:
-            continue
-        if not file.name.lower().endswith(CUR_DATA_SUFFIXES):
-            raise RejectedInput(delivery.display_name(file), "is not a CUR data file (CSV, CSV.gz or Parquet)")
-        files.append(file)
-    return files
 
 
 def _reject_zip(path: Path, name: str) -> None:

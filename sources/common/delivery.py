@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from urllib.parse import unquote, urlparse
 
+import duckdb
 import polars as pl
 
 from sources.common.errors import RejectedInput
@@ -54,13 +55,37 @@ class DeliveryWarning:
 
 
 @dataclass(frozen=True)
+class TypedQuery:
+    """Rows a reader typed in DuckDB: a query over the delivery's own files, in the raw table's column order.
+
+    Columnar deliveries take this path (sources/common/typed_sql.py): the reader has checked every row with
+    it, and the loader streams it into the lake, so no delivery is ever held whole in memory.
+    """
+
+    sql: str
+    rows: int
+
+
+@dataclass(frozen=True)
 class ParsedDelivery:
-    frame: pl.DataFrame
-    """Rows in the raw table's column order and types, lineage columns included."""
+    frame: pl.DataFrame | TypedQuery
+    """Rows in the raw table's column order and types, lineage columns included: a polars frame, or the query
+    a DuckDB reader typed them with."""
     format_version: str | None = None
     """The export format and version the parser recognised, e.g. `FOCUS 1.2` or `CUR 2.0`."""
     warnings: tuple[DeliveryWarning, ...] = ()
     """What the reader accepted with a warning (derived values, oddities the spec allows)."""
+
+    @property
+    def rows(self) -> int:
+        return self.frame.rows if isinstance(self.frame, TypedQuery) else self.frame.height
+
+    def to_polars(self) -> pl.DataFrame:
+        """Every row as one polars frame, for tests and small tools (the loader streams a typed query instead)."""
+        if isinstance(self.frame, TypedQuery):
+            with duckdb.connect() as con:
+                return con.sql(self.frame.sql).pl()
+        return self.frame
 
 
 @dataclass(frozen=True)

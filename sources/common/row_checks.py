@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
+import duckdb
 import polars as pl
 
 from sources.common.delivery import DeliveryWarning
@@ -153,15 +154,18 @@ class Check:
     column: str
     failed: pl.Expr
     reason: str
+    failed_sql: str | None = None
+    """The same predicate as SQL, for readers that check in DuckDB (`check_values_in_duckdb`)."""
 
 
 def required(column: str, reason: str = "must not be empty") -> Check:
-    return Check(column, pl.col(column).is_null(), reason)
+    return Check(column, pl.col(column).is_null(), reason, f"{quote_identifier(column)} IS NULL")
 
 
 def ordered(end: str, start: str, reason: str, *, exclusive: bool = False) -> Check:
     """`end` not before `start`; with `exclusive` (an end that is the first instant after) strictly after it."""
-    return Check(end, pl.col(end) <= pl.col(start) if exclusive else pl.col(end) < pl.col(start), reason)
+    failed = pl.col(end) <= pl.col(start) if exclusive else pl.col(end) < pl.col(start)
+    return Check(end, failed, reason, f"{quote_identifier(end)} {'<=' if exclusive else '<'} {quote_identifier(start)}")
 
 
 @dataclass(frozen=True)
@@ -182,21 +186,46 @@ class RowRules:
     wording: Wording = Wording()
 
 
+def _check_message(check: Check, wording: Wording) -> Callable[[object], str]:
+    return lambda value: (
+        (f"{check.column} {check.reason}" if wording.named else check.reason)
+        + ("" if value is None or wording.found is None else f" (found {wording.found(value)})")
+    )
+
+
+def _too_long_message(column: str) -> Callable[[object], str]:
+    return lambda value: (
+        f"{column} holds a value of {len(str(value).encode()):,} bytes; "
+        f"the limit is {MAX_FIELD_BYTES:,} (a broken export?)"
+    )
+
+
+def _out_of_range_message(column: str) -> Callable[[object], str]:
+    return lambda found: f"{column} {plain(found)} is outside the plausible range {EARLIEST.year}–{LATEST.year - 1}"
+
+
+def _negative_message(rule: NonNegative) -> Callable[[object], str]:
+    return lambda found: (
+        f"{rule.column} must not be negative{' ' + rule.applies_to if rule.applies_to else ''} (found {plain(found)})"
+    )
+
+
+def _repeated_line_message(key: Sequence[str], values: Mapping[str, object]) -> str:
+    shown = ", ".join(f"{column} {plain(values[column])!r}" for column in key)
+    return f"the line with {shown} appears on an earlier line of this delivery too (a line delivered twice)"
+
+
 def check_values(frame: pl.DataFrame, rules: RowRules, *, headers: Mapping[str, str] | None = None) -> None:
     """Raise RejectedInput at the first row breaking one of `rules.values`, rule by rule.
 
     `headers` maps a column to the header the file spells it with, for the message's column.
     """
-    wording = rules.wording
     for check in rules.values:
         _reject_where(
             frame,
             check.column,
             check.failed,
-            lambda value, check=check: (
-                (f"{check.column} {check.reason}" if wording.named else check.reason)
-                + ("" if value is None or wording.found is None else f" (found {wording.found(value)})")
-            ),
+            _check_message(check, rules.wording),
             named=(headers or {}).get(check.column, check.column),
         )
 
@@ -205,56 +234,25 @@ def check_rows(frame: pl.DataFrame, rules: RowRules = RowRules()) -> None:
     """Raise RejectedInput at the first row that breaks a rule, naming its file, row and column."""
     for column, dtype in frame.schema.items():
         if dtype == pl.String and not column.startswith("_"):
-            _reject_where(
-                frame,
-                column,
-                pl.col(column).str.len_bytes() > MAX_FIELD_BYTES,
-                lambda value, column=column: (
-                    f"{column} holds a value of {len(value.encode()):,} bytes; "
-                    f"the limit is {MAX_FIELD_BYTES:,} (a broken export?)"
-                ),
-            )
+            _reject_where(frame, column, pl.col(column).str.len_bytes() > MAX_FIELD_BYTES, _too_long_message(column))
     for column, dtype in frame.schema.items():
         if isinstance(dtype, pl.Datetime):
             value = pl.col(column).dt.replace_time_zone(None) if dtype.time_zone else pl.col(column)
-            _reject_where(
-                frame,
-                column,
-                (value < EARLIEST) | (value >= LATEST),
-                lambda found, column=column: (
-                    f"{column} {plain(found)} is outside the plausible range {EARLIEST.year}–{LATEST.year - 1}"
-                ),
-            )
+            _reject_where(frame, column, (value < EARLIEST) | (value >= LATEST), _out_of_range_message(column))
     for rule in rules.non_negative:
         if rule.severity != ERROR:
             continue
         negative = pl.col(rule.column) < 0
         if rule.applies is not None:
             negative = negative & rule.applies.expr()
-        _reject_where(
-            frame,
-            rule.column,
-            negative,
-            lambda found, rule=rule: (
-                f"{rule.column} must not be negative{' ' + rule.applies_to if rule.applies_to else ''}"
-                f" (found {plain(found)})"
-            ),
-        )
+        _reject_where(frame, rule.column, negative, _negative_message(rule))
     if rules.line_item_key:
         key = list(rules.line_item_key)
         repeated = pl.all_horizontal(pl.col(key).is_not_null()) & (pl.int_range(pl.len()).over(key) > 0)
         mask = frame.select(repeated.fill_null(False)).to_series()
         if mask.any():
-            values = frame.row(int(mask.arg_true()[0]), named=True)
-            shown = ", ".join(f"{column} {plain(values[column])!r}" for column in key)
-            _reject_where(
-                frame,
-                key[-1] if len(key) > 1 else key[0],
-                repeated,
-                lambda _: (
-                    f"the line with {shown} appears on an earlier line of this delivery too (a line delivered twice)"
-                ),
-            )
+            message = _repeated_line_message(key, frame.row(int(mask.arg_true()[0]), named=True))
+            _reject_where(frame, key[-1], repeated, lambda _: message)
     check_values(frame, rules)
 
 
@@ -271,6 +269,133 @@ def _reject_where(frame: pl.DataFrame, column: str, failed: pl.Expr, describe, *
         describe(value) + more,
         row=int(frame["_source_row"][index]),
         column=named or column,
+    )
+
+
+@dataclass(frozen=True)
+class SqlRule:
+    """A rule checked in DuckDB: rows where `failed` holds break it; `describe` words the first one's value."""
+
+    column: str
+    failed: str
+    describe: Callable[[object], str]
+    named: str | None = None
+    """The column as the message names it (the file's header); default `column`."""
+    value: str | None = None
+    """SQL of the value the message quotes; default `column`."""
+
+
+def check_rows_in_duckdb(
+    con: duckdb.DuckDBPyConnection, relation: str, column_types: Mapping[str, str], rules: RowRules, *, order: str
+) -> None:
+    """`check_rows` for rows DuckDB typed: the same rules, messages and first row, in one scan of `relation`.
+
+    `relation` (SQL) carries `_source_file` and `_source_row`; `column_types` are its DuckDB types and
+    `order` (SQL) sorts its rows as the delivery holds them, so "the first row" is the one polars would name.
+    """
+    sql_rules = [
+        SqlRule(column, f"strlen({quote_identifier(column)}) > {MAX_FIELD_BYTES}", _too_long_message(column))
+        for column, sql_type in column_types.items()
+        if sql_type == "VARCHAR" and not column.startswith("_")
+    ]
+    sql_rules += [
+        SqlRule(
+            column,
+            f"({quote_identifier(column)} < TIMESTAMP '{EARLIEST:%Y-%m-%d}'"
+            f" OR {quote_identifier(column)} >= TIMESTAMP '{LATEST:%Y-%m-%d}')",
+            _out_of_range_message(column),
+        )
+        for column, sql_type in column_types.items()
+        if sql_type == "TIMESTAMP"
+    ]
+    sql_rules += [
+        SqlRule(
+            rule.column,
+            f"{quote_identifier(rule.column)} < 0" + (f" AND ({rule.applies.sql()})" if rule.applies else ""),
+            _negative_message(rule),
+        )
+        for rule in rules.non_negative
+        if rule.severity == ERROR
+    ]
+    reject_first_in_duckdb(con, relation, sql_rules, order=order)
+    if rules.line_item_key:
+        _reject_repeated_line_in_duckdb(con, relation, rules.line_item_key, order=order)
+    check_values_in_duckdb(con, relation, rules, order=order)
+
+
+def check_values_in_duckdb(
+    con: duckdb.DuckDBPyConnection,
+    relation: str,
+    rules: RowRules,
+    *,
+    order: str,
+    headers: Mapping[str, str] | None = None,
+) -> None:
+    """`check_values` for rows DuckDB typed (each `Check` needs its `failed_sql`)."""
+    reject_first_in_duckdb(con, relation, value_rules_in_duckdb(rules, headers=headers), order=order)
+
+
+def value_rules_in_duckdb(rules: RowRules, *, headers: Mapping[str, str] | None = None) -> list[SqlRule]:
+    """A format's `Check`s as `SqlRule`s, worded as `check_values` words them."""
+    sql_rules = []
+    for check in rules.values:
+        if check.failed_sql is None:
+            raise ValueError(f"the rule on {check.column} ({check.reason}) has no SQL form")
+        named = (headers or {}).get(check.column, check.column)
+        sql_rules.append(SqlRule(check.column, check.failed_sql, _check_message(check, rules.wording), named))
+    return sql_rules
+
+
+def reject_first_in_duckdb(
+    con: duckdb.DuckDBPyConnection, relation: str, rules: Sequence[SqlRule], *, order: str
+) -> None:
+    """Raise RejectedInput at the first of `rules` any row of `relation` breaks, naming its first row in `order`.
+
+    One counting scan for all rules; only a broken rule's first row is looked up, by a second query.
+    `relation` carries `_source_file` and `_source_row`.
+    """
+    if not rules:
+        return
+    failed = [f"coalesce({rule.failed}, false)" for rule in rules]
+    counts = con.execute(f"SELECT {', '.join(f'count_if({f})' for f in failed)} FROM ({relation})").fetchall()[0]
+    broken = next((number for number, count in enumerate(counts) if count), None)
+    if broken is None:
+        return
+    rule, count = rules[broken], counts[broken]
+    shown = rule.value or quote_identifier(rule.column)
+    file, row, found = con.execute(
+        f"SELECT _source_file, _source_row, {shown} FROM ({relation}) WHERE {failed[broken]} ORDER BY {order} LIMIT 1"
+    ).fetchall()[0]
+    more = f" ({count - 1} more row(s) like it)" if count > 1 else ""
+    raise RejectedInput(str(file), rule.describe(found) + more, row=int(row), column=rule.named or rule.column)
+
+
+def _reject_repeated_line_in_duckdb(
+    con: duckdb.DuckDBPyConnection, relation: str, key: Sequence[str], *, order: str
+) -> None:
+    """A line item key on two rows: counted by a hash aggregate; the rows are only ordered when there is one."""
+    columns = ", ".join(quote_identifier(column) for column in key)
+    present = " AND ".join(f"{quote_identifier(column)} IS NOT NULL" for column in key)
+    repeated = f"SELECT {columns} FROM ({relation}) WHERE {present} GROUP BY ALL HAVING count(*) > 1"
+    if not con.execute(f"SELECT count(*) FROM ({repeated})").fetchall()[0][0]:
+        return
+    later = f"""
+        SELECT *, count(*) OVER () AS _repeats FROM (
+            SELECT {columns}, _source_file, _source_row, {order} AS _order,
+                   row_number() OVER (PARTITION BY {columns} ORDER BY {order}) AS _occurrence
+            FROM ({relation}) WHERE {present}
+        ) WHERE _occurrence > 1 ORDER BY _order LIMIT 1
+    """
+    cursor = con.execute(later)
+    names = [description[0] for description in cursor.description]
+    first = dict(zip(names, cursor.fetchall()[0], strict=True))
+    count = first["_repeats"]
+    more = f" ({count - 1} more row(s) like it)" if count > 1 else ""
+    raise RejectedInput(
+        str(first["_source_file"]),
+        _repeated_line_message(key, first) + more,
+        row=int(first["_source_row"]),
+        column=key[-1],
     )
 
 

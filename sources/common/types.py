@@ -55,3 +55,16 @@ _POLARS_TYPES: dict[Kind, pl.DataType] = {
 
 def polars_type(kind: Kind) -> pl.DataType:
     return _POLARS_TYPES[kind]
+
+
+def sql_type(dtype: pl.DataType) -> str:
+    """The warehouse's SQL type of a reader's polars column type."""
+    if isinstance(dtype, pl.Decimal):
+        return f"DECIMAL({dtype.precision}, {dtype.scale})"
+    if isinstance(dtype, pl.Datetime):
+        return "TIMESTAMP"
+    if dtype == pl.Date:
+        return "DATE"
+    if dtype == pl.Int64:
+        return "BIGINT"
+    return "VARCHAR"

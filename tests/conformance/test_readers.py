@@ -65,8 +65,8 @@ def test_each_layout_loads_with_exactly_its_warnings_and_every_cost(tmp_path: Pa
     assert len(parsed.warnings) == len(case.warnings)
     for warning in parsed.warnings:
         assert warning.file == case.path.name and warning.row is not None, warning
-    assert parsed.frame.height == len(rows(case.path))
-    assert per_currency(parsed.frame, case.source) == delivered_cost(case)
+    assert parsed.to_polars().height == len(rows(case.path))
+    assert per_currency(parsed.to_polars(), case.source) == delivered_cost(case)
     if case.format_version:
         assert parsed.format_version == case.format_version
 
@@ -81,7 +81,7 @@ def _meter_is_spot(meter: str) -> bool:
 def test_azure_layouts_without_charge_type_or_pricing_model_get_them_derived(tmp_path: Path, case_id: str):
     """Legacy pay-as-you-go usage is Usage, billed as used; the pricing model follows the row's reservation or meter."""
     case = CASE_BY_ID[case_id]
-    frame = parse(tmp_path, case).frame
+    frame = parse(tmp_path, case).to_polars()
     lines = rows(case.path)
 
     expected_charge_types = [pick(line, "ChargeType") or "Usage" for line in lines]
@@ -108,12 +108,14 @@ def test_azure_files_naming_their_pricing_model_keep_it_even_where_empty(tmp_pat
     case = Case("mca", "azure_actual", CONFORMANCE.parent / "azure" / "mca_actualcost_2026-10.csv")
     parsed = parse(tmp_path, case)
     assert parsed.warnings == ()
-    assert parsed.frame["PricingModel"].to_list() == [pick(line, "PricingModel") or None for line in rows(case.path)]
+    assert parsed.to_polars()["PricingModel"].to_list() == [
+        pick(line, "PricingModel") or None for line in rows(case.path)
+    ]
 
 
 def test_mca_billed_in_eur_and_priced_in_usd_keeps_both_currencies(tmp_path: Path):
     case = CASE_BY_ID["azure-mca-amortizedcost-eur-billed-usd-priced"]
-    frame = parse(tmp_path, case).frame
+    frame = parse(tmp_path, case).to_polars()
     lines = rows(case.path)
 
     assert frame["PricingCurrency"].to_list() == [pick(line, "pricingCurrency") for line in lines] == ["USD"] * 3
@@ -123,7 +125,7 @@ def test_mca_billed_in_eur_and_priced_in_usd_keeps_both_currencies(tmp_path: Pat
 
 def test_oci_zero_cost_lines_take_the_tenancys_currency_and_costly_ones_still_need_their_own(tmp_path: Path):
     case = CASE_BY_ID["oci-zero-cost-without-currency"]
-    frame = parse(tmp_path, case).frame
+    frame = parse(tmp_path, case).to_polars()
     lines = rows(case.path)
     assert [line["cost/currencyCode"] for line in lines].count("") == 2
     assert frame["cost_currency_code"].to_list() == ["USD"] * len(lines)
@@ -155,7 +157,7 @@ def test_oci_delivery_without_any_currency_is_rejected_rather_than_guessed(tmp_p
 def test_focus_sample_negative_usage_quantities_load_and_are_left_to_the_suites_warning(tmp_path: Path):
     """The public sample's 12 Microsoft usage reversals (FOCUS: ConsumedQuantity is any decimal) load as written."""
     case = CASE_BY_ID["focus-1.0-public-sample"]
-    frame = parse(tmp_path, case).frame
+    frame = parse(tmp_path, case).to_polars()
     negative = [
         line
         for line in rows(case.path)

@@ -99,9 +99,7 @@ def _ingest_one(
             frame=parsed.frame,
             format_version=parsed.format_version,
             before_commit=lambda load_id: checked.append(
-                gate.check(
-                    con, load_id, delivery=delivery.name, rows=parsed.frame.height, reader_warnings=parsed.warnings
-                )
+                gate.check(con, load_id, delivery=delivery.name, rows=parsed.rows, reader_warnings=parsed.warnings)
             ),
         )
     except RejectedInput as error:

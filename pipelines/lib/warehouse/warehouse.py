@@ -45,8 +45,9 @@ from pipelines.lib.warehouse.lake import (
     warehouse_path,
     write_parquet,
 )
+from sources.common.delivery import TypedQuery
 from sources.common.sql import quote_identifier
-from sources.common.types import DECIMAL_PRECISION, DECIMAL_SCALE
+from sources.common.types import DECIMAL_PRECISION, DECIMAL_SCALE, sql_type
 
 MONEY_SQL_TYPE = f"DECIMAL({DECIMAL_PRECISION}, {DECIMAL_SCALE})"
 
@@ -113,18 +114,6 @@ def connect(path: Path, *, read_only: bool = False) -> Iterator[duckdb.DuckDBPyC
         con.close()
 
 
-def _sql_type(dtype: pl.DataType) -> str:
-    if isinstance(dtype, pl.Decimal):
-        return f"DECIMAL({dtype.precision}, {dtype.scale})"
-    if isinstance(dtype, pl.Datetime):
-        return "TIMESTAMP"
-    if dtype == pl.Date:
-        return "DATE"
-    if dtype == pl.Int64:
-        return "BIGINT"
-    return "VARCHAR"
-
-
 AUDIT_COLUMNS: dict[str, dict[str, str]] = {
     "audit.loads": {
         "load_id": "VARCHAR",
@@ -171,7 +160,7 @@ AUDIT_COLUMNS: dict[str, dict[str, str]] = {
 
 def lake_columns(table: RawTable | ReferenceTable) -> dict[str, str]:
     """Every column of a raw table's files with its SQL type, the loader's two included."""
-    return {name: _sql_type(dtype) for name, dtype in table.columns.items()} | {
+    return {name: sql_type(dtype) for name, dtype in table.columns.items()} | {
         "_load_id": "VARCHAR",
         "_ingested_at": "TIMESTAMP",
     }
@@ -291,7 +280,7 @@ def load_delivery(
     source: str,
     delivery: str,
     sha256: str,
-    frame: pl.DataFrame,
+    frame: pl.DataFrame | TypedQuery,
     format_version: str | None = None,
     before_commit: Callable[[str], object] | None = None,
 ) -> LoadOutcome:
@@ -309,7 +298,8 @@ def load_delivery(
     loaded_at = datetime.now(UTC).replace(tzinfo=None)
     account, period, currency = (quote_identifier(c) for c in (*table.restatement_key, table.currency_column))
     billed, effective = quote_identifier(table.billed_cost_column), quote_identifier(table.effective_cost_column)
-    with _staged_load(con, lake, load_id, frame.select(list(table.columns))) as staging:
+    rows = frame.rows if isinstance(frame, TypedQuery) else frame.height
+    with _staged_load(con, lake, load_id, frame, list(table.columns)) as staging:
         replaced = _stage_rows(
             con, staging, table, table.restatement_key, table.restatement_key, loaded_at, replace_all=table.snapshot
         )
@@ -333,7 +323,7 @@ def load_delivery(
         _stage_load_record(
             con,
             staging,
-            [source, table.name, delivery, sha256, frame.height, replaced.rows],
+            [source, table.name, delivery, sha256, rows, replaced.rows],
             json.dumps(_billing_periods(con, totals_sql)),
             json.dumps(_totals(con, totals_sql)),
             [format_version, loaded_at, ",".join(replaced.load_ids)],
@@ -606,7 +596,7 @@ def load_reference_rows(
         return _outcome_of(con, existing, status="duplicate")
     load_id = str(uuid.uuid4())
     loaded_at = datetime.now(UTC).replace(tzinfo=None)
-    with _staged_load(con, lake, load_id, frame.select(list(table.columns))) as staging:
+    with _staged_load(con, lake, load_id, frame, list(table.columns)) as staging:
         replaced = _stage_rows(
             con,
             staging,
@@ -628,15 +618,23 @@ def load_reference_rows(
 
 
 @contextmanager
-def _staged_load(con: duckdb.DuckDBPyConnection, lake: Lake, load_id: str, frame: pl.DataFrame) -> Iterator[Staging]:
-    """`frame` visible to SQL as `incoming_rows` while the load's files are staged; then committed whole, or
-    discarded whole.
+def _staged_load(
+    con: duckdb.DuckDBPyConnection, lake: Lake, load_id: str, incoming: pl.DataFrame | TypedQuery, columns: list[str]
+) -> Iterator[Staging]:
+    """`incoming` (a reader's frame or typed Parquet files) visible to SQL as `incoming_rows`, with `columns`, while
+    the load's files are staged; then committed whole, or discarded whole.
 
     DuckDB's transaction holds what the load writes there (the quality gate's results): it commits first, then
     the lake's journal does (see lake.py; recovery deletes results of a load whose journal was never written).
-    Arrow's string views are polars' own layout: DuckDB scans the frame's memory instead of a copy of it.
+    Arrow's string views are polars' own layout: DuckDB scans the frame's memory instead of a copy of it. A typed
+    query becomes a temporary view, made and dropped outside the transaction as a registered frame is, and
+    each statement of the load reads from the delivery's files only the columns it needs.
     """
-    con.register("incoming_rows", frame.to_arrow(compat_level=pl.CompatLevel.newest()))
+    if isinstance(incoming, TypedQuery):
+        selected = ", ".join(quote_identifier(column) for column in columns)
+        con.execute(f"CREATE OR REPLACE TEMP VIEW incoming_rows AS SELECT {selected} FROM ({incoming.sql})")
+    else:
+        con.register("incoming_rows", incoming.select(columns).to_arrow(compat_level=pl.CompatLevel.newest()))
     staging = Staging(lake, load_id)
     try:
         con.begin()
@@ -648,5 +646,8 @@ def _staged_load(con: duckdb.DuckDBPyConnection, lake: Lake, load_id: str, frame
         staging.abandon()
         raise
     finally:
-        con.unregister("incoming_rows")
+        if isinstance(incoming, TypedQuery):
+            con.execute("DROP VIEW IF EXISTS incoming_rows")
+        else:
+            con.unregister("incoming_rows")
     staging.commit()

@@ -101,7 +101,7 @@ def test_sample_file_is_recognised_as_cur():
 
 def test_cur2_parquet_loads_exactly_the_manifest_files_with_maps_as_json():
     parsed = parse(FIXTURES / "cur2-parquet")
-    frame = parsed.frame
+    frame = parsed.to_polars()
     assert parsed.format_version == "CUR 2.0"
     assert list(frame.schema.items()) == list(output_schema().items())
     # The manifest lists the two files of the latest run; the older run's 9-hour line is not read.
@@ -132,7 +132,7 @@ def test_cur2_parquet_loads_exactly_the_manifest_files_with_maps_as_json():
 
 def test_cur2_csv_gz_map_columns_are_json_text():
     parsed = parse(FIXTURES / "cur2-csv")
-    lines = rows_by_id(parsed.frame)
+    lines = rows_by_id(parsed.to_polars())
     spot = lines["csv-p5-spot"]
     assert json.loads(spot["resource_tags"]) == {"user_team": "research", "user_project": 'llm "v2"'}
     assert spot["product"] is None  # "{}" in the file
@@ -140,13 +140,13 @@ def test_cur2_csv_gz_map_columns_are_json_text():
     assert lines["csv-credit"]["line_item_unblended_cost"] == Decimal(-50)
     assert lines["csv-credit"]["resource_tags"] is None
     assert lines["csv-credit"]["pricing_public_on_demand_cost"] is None
-    assert set(parsed.frame["_cur_format"]) == {"cur2"}
+    assert set(parsed.to_polars()["_cur_format"]) == {"cur2"}
 
 
 def test_legacy_csv_months_with_different_columns_and_a_stale_assembly():
     parsed = parse(FIXTURES / "legacy-csv")
     assert parsed.format_version == "legacy CUR CSV"
-    lines = rows_by_id(parsed.frame)
+    lines = rows_by_id(parsed.to_polars())
     # The period manifest names the latest assembly; the stale one (999.99) is not read.
     assert sorted(lines) == [
         "legacy-nov-p4d",
@@ -180,7 +180,7 @@ def test_legacy_csv_months_with_different_columns_and_a_stale_assembly():
 def test_legacy_athena_parquet_flat_tag_columns_become_json_and_the_status_table_is_skipped():
     parsed = parse(FIXTURES / "legacy-athena")
     assert parsed.format_version == "legacy CUR Athena/Parquet"
-    lines = rows_by_id(parsed.frame)
+    lines = rows_by_id(parsed.to_polars())
     assert sorted(lines) == ["athena-g5", "athena-s3"]
     g5 = lines["athena-g5"]
     assert json.loads(g5["resource_tags"]) == {"user_team": "inference"}

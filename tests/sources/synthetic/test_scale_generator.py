@@ -10,7 +10,7 @@ import polars as pl
 import pyarrow.parquet as pq
 import pytest
 
-from sources.aws.cur import parse_cur_delivery
+from sources.aws import parse_cur_delivery
 from sources.azure import parse_actual_cost_delivery
 from sources.common.delivery import Delivery
 from sources.focus import parse_focus_delivery
@@ -57,7 +57,7 @@ def test_every_format_parses_and_the_same_rows_cost_the_same(tmp_path: Path):
     focus = write_focus(tmp_path, **kwargs)[0]
     azure = write_azure(tmp_path, **kwargs)[0]
 
-    cur_frame = parse_cur_delivery(Delivery("aws_cur", cur.path, cur.path.parent)).frame
+    cur_frame = parse_cur_delivery(Delivery("aws_cur", cur.path, cur.path.parent)).to_polars()
     focus_frame = parse_focus_delivery(Delivery("focus", focus.path, focus.path.parent)).frame
     azure_frame = parse_actual_cost_delivery(Delivery("azure_actual", azure.path, azure.path.parent)).frame
     assert cur_frame.height == focus_frame.height == azure_frame.height == 6000

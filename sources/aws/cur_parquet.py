@@ -30,7 +30,7 @@ from sources.common.sql import quote_identifier, sql_text
 from sources.common.typed_sql import (
     UNICODE_WHITESPACE,
     json_member_sql,
-    map_members_sql,
+    map_json_sql,
     ordered_files_sql,
     parquet_scan,
     parquet_schema,
@@ -40,6 +40,9 @@ from sources.common.typed_sql import (
     typing_connection,
 )
 from sources.common.types import Kind, sql_type
+
+LENGTHS = {column: f"__length_{column}" for column, kind in PINNED_COLUMNS.items() if kind is Kind.STRING}
+"""The pinned text columns whose size check reads the stored value's length, under these aliases."""
 
 
 class _Plan:
@@ -95,21 +98,23 @@ class _Plan:
 
     def _json_object(self, bucket: str) -> str | None:
         """`cur._json_object` in SQL: the MAP column's members and the per-key columns', in header order."""
-        fragments: list[str] = []
+        objects: list[str] = []
+        """Each source of members as a JSON object (null when it has none), merged below."""
         map_header = self.header_of.get(bucket)
         if map_header is not None:
             if self.types[map_header] == "VARCHAR":
                 present = self._present(map_header)
-                text = f"trim({present}, {sql_text(UNICODE_WHITESPACE)})"
-                not_object = f"NOT coalesce(json_valid({text}) AND starts_with({text}, '{{'), false)"
+                trimmed = f"trim({present_text(self.stored[map_header])}, {sql_text(UNICODE_WHITESPACE)})"
+                checked = f"trim({present}, {sql_text(UNICODE_WHITESPACE)})"
+                not_object = f"NOT coalesce(json_valid({checked}) AND starts_with({checked}, '{{'), false)"
                 self.unparsed.append(self._unparsed_rule(map_header, present, not_object, Kind.JSON))
-                text = f"trim({present_text(self.stored[map_header])}, {sql_text(UNICODE_WHITESPACE)})"
-                members = f"nullif(trim({text}[2:-2], {sql_text(UNICODE_WHITESPACE)}), '')"
+                inner = f"nullif(trim({trimmed}[2:-2], {sql_text(UNICODE_WHITESPACE)}), '')"
+                objects.append(f"('{{' || {inner} || '}}')")
             else:
-                members = map_members_sql(self.stored[map_header], self.types[map_header])
-                if members is None:
+                stored = map_json_sql(self.stored[map_header], self.types[map_header])
+                if stored is None:
                     return None
-            fragments.append(members)
+                objects.append(stored)
         prefix = f"{bucket}_"
         keys: dict[str, list[str]] = {}
         for header, target in self.canonical.items():
@@ -119,15 +124,19 @@ class _Plan:
             texts = [text_sql(self.stored[header], self.types[header]) for header in headers]
             if any(text is None for text in texts):
                 return None
-            fragments.append(json_member_sql(key, f"coalesce({', '.join(texts)})"))
-        if not fragments:
+            member = json_member_sql(key, "coalesce(" + ", ".join(texts) + ")")
+            objects.append(f"('{{' || {member} || '}}')")
+        if not objects:
             return "CAST(NULL AS VARCHAR)"
-        members = f"nullif(concat_ws(',', {', '.join(fragments)}), '')"
-        return f"('{{' || {members} || '}}')"
+        if len(objects) == 1:
+            return objects[0]
+        members = ", ".join(f"{one}[2:-2]" for one in objects)
+        return f"('{{' || nullif(concat_ws(',', {members}), '') || '}}')"
 
-    def select(self, *, checked: bool = False) -> str:
+    def select(self, *, checked: bool = False, lengths: bool = False) -> str:
         """The file's rows as `cur.output_schema()` with their lineage; `checked` adds the values as present in
-        the file, which the typing checks compare with the typed ones."""
+        the file, which the typing checks compare with the typed ones, `lengths` the byte length of each text
+        column stored as text (`LENGTHS`): a value over the size limit is never blank, so it is typed as stored."""
         columns = []
         for column, dtype in cur.output_schema().items():
             if column in self.typed:
@@ -145,6 +154,13 @@ class _Plan:
             columns.append(f"CAST({expression} AS {sql_type(dtype)}) AS {quote_identifier(column)}")
         if checked:
             columns += [f"{present} AS {quote_identifier(alias)}" for alias, present in self.present.items()]
+        if lengths:
+            for column in LENGTHS:
+                header = self.header_of.get(column)
+                stored = f"strlen({quote_identifier(self.stored[header])})" if header else "NULL"
+                if header and self.types[header] != "VARCHAR":
+                    stored = f"strlen({self.typed[column]})"
+                columns.append(f"{stored} AS {quote_identifier(LENGTHS[column])}")
         return f"SELECT {', '.join(columns)} FROM {parquet_scan(self.part, row_numbers=True)}"
 
     def check(self, con: duckdb.DuckDBPyConnection) -> None:
@@ -188,7 +204,8 @@ def parse_cur_parquet(plans: list[_Plan]) -> ParsedDelivery:
                 current.check(con)
             types = {column: sql_type(dtype) for column, dtype in cur.output_schema().items()}
             order = ordered_files_sql([plan.name for plan in plans])
-            check_rows_in_duckdb(con, typed, types, cur.ROW_RULES, order=order)
+            with_lengths = " UNION ALL ".join(f"({plan.select(lengths=True)})" for plan in plans)
+            check_rows_in_duckdb(con, with_lengths, types, cur.ROW_RULES, order=order, lengths=LENGTHS)
             rows = con.execute(f"SELECT count(*) FROM ({typed})").fetchall()[0][0]
         except duckdb.Error as exc:
             raise RejectedInput(current.name, f"is not a readable Parquet file: {first_line(exc)}") from exc

@@ -31,7 +31,7 @@ UNICODE_WHITESPACE = (
 
 DECIMAL_SQL = f"DECIMAL({DECIMAL_PRECISION}, {DECIMAL_SCALE})"
 _INTEGER = re.compile(r"U?(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT)")
-_TIMESTAMP = re.compile(r"TIMESTAMP(_S|_MS|_NS| WITH TIME ZONE)?|DATE")
+_TIMESTAMP = re.compile(r"TIMESTAMP(_S|_MS|_NS)?|DATE")
 _TEXT_MAP = re.compile(r"MAP\(VARCHAR, (VARCHAR|DOUBLE|FLOAT|BIGINT|INTEGER|BOOLEAN)\)")
 READER_MEMORY_LIMIT = "1GB"
 """The reader's own DuckDB: its checks stream the part files; only the duplicate line item check holds a hash
@@ -102,19 +102,24 @@ def typed_sql(column: str, stored_type: str, kind: Kind) -> str | None:
             return f"TRY_CAST({name} AS {DECIMAL_SQL})"
         return None
     if kind in (Kind.DATETIME, Kind.DATE):
-        # Without the ICU extension (not bundled here) DuckDB casts a zoned timestamp to its UTC wall time.
+        if stored_type == "TIMESTAMP WITH TIME ZONE":
+            # Its UTC wall time through the epoch: a CAST would give the wall time in the session's time zone.
+            return f"make_timestamp(epoch_us({name}))"
         return f"CAST({name} AS TIMESTAMP)" if _TIMESTAMP.fullmatch(stored_type) else None
     if kind is Kind.INTEGER:
         return f"TRY_CAST({name} AS BIGINT)" if _INTEGER.fullmatch(stored_type) else None
     return text_sql(column, stored_type)
 
 
-def map_members_sql(column: str, stored_type: str) -> str | None:
-    """The members of a MAP column's JSON object without its braces, null when empty; None: not a text map."""
+def map_json_sql(column: str, stored_type: str) -> str | None:
+    """A MAP column as its JSON object, null when empty; None: not a map of text, numbers or booleans.
+
+    DuckDB writes JSON compactly, as polars does: no space to trim, the same string escapes.
+    """
     if not _TEXT_MAP.fullmatch(stored_type):
         return None
-    inner = f"trim(to_json({quote_identifier(column)}))[2:-2]"
-    return f"nullif(trim({inner}, {sql_text(UNICODE_WHITESPACE)}), '')"
+    name = quote_identifier(column)
+    return f"CASE WHEN cardinality({name}) = 0 THEN NULL ELSE to_json({name}) END"
 
 
 def json_member_sql(key: str, value: str) -> str:

@@ -621,14 +621,15 @@ def load_reference_rows(
 def _staged_load(
     con: duckdb.DuckDBPyConnection, lake: Lake, load_id: str, incoming: pl.DataFrame | TypedQuery, columns: list[str]
 ) -> Iterator[Staging]:
-    """`incoming` (a reader's frame or typed Parquet files) visible to SQL as `incoming_rows`, with `columns`, while
-    the load's files are staged; then committed whole, or discarded whole.
+    """`incoming` (a reader's frame or typed query) visible to SQL as `incoming_rows`, with `columns`, while the
+    load's files are staged; then committed whole, or discarded whole.
 
     DuckDB's transaction holds what the load writes there (the quality gate's results): it commits first, then
     the lake's journal does (see lake.py; recovery deletes results of a load whose journal was never written).
     Arrow's string views are polars' own layout: DuckDB scans the frame's memory instead of a copy of it. A typed
     query becomes a temporary view, made and dropped outside the transaction as a registered frame is, and
-    each statement of the load reads from the delivery's files only the columns it needs.
+    each statement of the load reads from the delivery's files only the columns it needs. Rows are written in no
+    particular order (lineage keeps each one's file and row), which lets DuckDB write a file from both cores.
     """
     if isinstance(incoming, TypedQuery):
         selected = ", ".join(quote_identifier(column) for column in columns)
@@ -636,6 +637,7 @@ def _staged_load(
     else:
         con.register("incoming_rows", incoming.select(columns).to_arrow(compat_level=pl.CompatLevel.newest()))
     staging = Staging(lake, load_id)
+    con.execute("SET preserve_insertion_order = false")
     try:
         con.begin()
         yield staging
@@ -646,6 +648,7 @@ def _staged_load(
         staging.abandon()
         raise
     finally:
+        con.execute("RESET preserve_insertion_order")
         if isinstance(incoming, TypedQuery):
             con.execute("DROP VIEW IF EXISTS incoming_rows")
         else:

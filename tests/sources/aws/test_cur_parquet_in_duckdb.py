@@ -27,6 +27,8 @@ from sources.aws import cur_parquet
 from sources.aws.deliveries import delivered_files, parse_cur_delivery, parse_with_polars
 from sources.common.delivery import Delivery, TypedQuery
 from sources.common.errors import RejectedInput
+from sources.common.typed_sql import typed_sql
+from sources.common.types import Kind
 from sources.synthetic import scale
 from tests.support import aws_fixtures
 
@@ -295,3 +297,14 @@ def test_a_generated_million_line_month_loads_the_same_raw_table_both_ways(tmp_p
     written = scale.write_cur2(tmp_path / "data", rows=1_000_000, start=date(2025, 1, 1), days=31)
     assert len(written) == 1 and written[0].rows > 999_000  # rows per day are whole: 32,258 × 31
     assert assert_same_raw_table(tmp_path, delivery(written[0].path)) == written[0].rows
+
+
+def test_a_zoned_timestamp_becomes_its_utc_wall_time_whatever_the_session_time_zone():
+    """Parquet stores zoned timestamps as UTC instants; DuckDB's CAST would show them in the session's zone."""
+    expression = typed_sql("usage_start", "TIMESTAMP WITH TIME ZONE", Kind.DATETIME)
+    with duckdb.connect() as con:
+        con.execute("SET TimeZone = 'America/New_York'")
+        stored = "SELECT TIMESTAMPTZ '2026-09-01 00:30:00.25+00' AS usage_start"
+        assert con.execute(f"SELECT {expression} FROM ({stored})").fetchall() == [
+            (datetime(2026, 9, 1, 0, 30, 0, 250000),)
+        ]

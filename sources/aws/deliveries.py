@@ -31,9 +31,9 @@ def parse_cur_delivery(delivery: Delivery) -> ParsedDelivery:
     """
     files = delivered_files(delivery)
     names = [delivery.display_name(file) for file in files]
-    plans = cur_parquet.exact_plans(files, names)
-    if plans is not None:
-        return cur_parquet.parse_cur_parquet(plans)
+    parts = cur_parquet.exact_parts(files, names)
+    if parts is not None:
+        return cur_parquet.parse_cur_parquet(parts)
     return parse_with_polars(files, names)
 
 

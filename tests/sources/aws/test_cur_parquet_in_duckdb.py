@@ -98,10 +98,10 @@ def both_ways(folder: Path) -> tuple[object, object]:
     target = delivery(folder)
     files = delivered_files(target)
     names = [target.display_name(file) for file in files]
-    plans = cur_parquet.exact_plans(files, names)
-    assert plans is not None, "the delivery should take the DuckDB path"
+    parts = cur_parquet.exact_parts(files, names)
+    assert parts is not None, "the delivery should take the DuckDB path"
     outcomes = []
-    for read in (lambda: cur_parquet.parse_cur_parquet(plans), lambda: parse_with_polars(files, names)):
+    for read in (lambda: cur_parquet.parse_cur_parquet(parts), lambda: parse_with_polars(files, names)):
         try:
             outcomes.append(read().to_polars())
         except RejectedInput as error:
@@ -237,7 +237,7 @@ def test_a_column_duckdb_cannot_type_exactly_keeps_the_whole_delivery_on_polars(
     write_part(tmp_path / "export" / "part-00001.parquet", rows, as_text)
     target = delivery(tmp_path / "export")
     files = delivered_files(target)
-    assert cur_parquet.exact_plans(files, [target.display_name(f) for f in files]) is None
+    assert cur_parquet.exact_parts(files, [target.display_name(f) for f in files]) is None
     parsed = parse_cur_delivery(target)
     assert not isinstance(parsed.frame, TypedQuery)
     assert parsed.to_polars()["line_item_usage_start_date"].to_list()[4] == datetime(2026, 9, 1, 4)
@@ -267,10 +267,10 @@ def assert_same_raw_table(tmp_path: Path, target: Delivery) -> int:
     """Load the delivery through each reader into its own warehouse; the raw rows must be identical."""
     files = delivered_files(target)
     names = [target.display_name(file) for file in files]
-    plans = cur_parquet.exact_plans(files, names)
-    assert plans is not None
+    parts = cur_parquet.exact_parts(files, names)
+    assert parts is not None
     homes = [FinopsHome(tmp_path / "duckdb").ensure(), FinopsHome(tmp_path / "polars").ensure()]
-    _load(homes[0], target, cur_parquet.parse_cur_parquet(plans))
+    _load(homes[0], target, cur_parquet.parse_cur_parquet(parts))
     _load(homes[1], target, parse_with_polars(files, names))
     with duckdb.connect() as con:
         one, other = (_raw_rows_sql(home) for home in homes)

@@ -10,13 +10,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import duckdb
-
 from sources.aws import cur
 from sources.aws.columns import FORMAT_TITLES, JSON_COLUMNS, PINNED_COLUMNS
+from sources.common import typed_parts
 from sources.common.delivery import ParsedDelivery
-from sources.common.errors import RejectedInput
-from sources.common.files import PARQUET_MAGIC, magic_bytes
 from sources.common.row_checks import SqlRule, value_rules_in_duckdb
 from sources.common.sql import quote_identifier, sql_text
 from sources.common.typed_parts import PartTyping, parse_parts
@@ -24,8 +21,7 @@ from sources.common.typed_sql import (
     UNICODE_WHITESPACE,
     json_member_sql,
     map_json_sql,
-    parquet_scan,
-    parquet_schema,
+    not_json_object_sql,
     present_text,
     text_sql,
     typed_sql,
@@ -67,9 +63,7 @@ class CurPart(PartTyping):
             stored = self.stored_name[map_header]
             if self.stored[stored] == "VARCHAR":
                 present = self.present_value(stored)
-                checked = f"trim({present}, {sql_text(UNICODE_WHITESPACE)})"
-                not_object = f"NOT coalesce(json_valid({checked}) AND starts_with({checked}, '{{'), false)"
-                self.reject_unparsed(map_header, present, not_object, cur._EXPECTED[Kind.JSON])
+                self.reject_unparsed(map_header, present, not_json_object_sql(present), cur._EXPECTED[Kind.JSON])
                 trimmed = f"trim({present_text(stored)}, {sql_text(UNICODE_WHITESPACE)})"
                 inner = f"nullif(trim({trimmed}[2:-2], {sql_text(UNICODE_WHITESPACE)}), '')"
                 objects.append(f"('{{' || {inner} || '}}')")
@@ -101,27 +95,8 @@ class CurPart(PartTyping):
 
 
 def exact_parts(files: list[Path], names: list[str]) -> list[CurPart] | None:
-    """Every file's typing when all are Parquet that DuckDB types exactly; None: keep the polars reader.
-
-    A file whose typing cannot even start (unreadable, no rows, a required column missing) also leaves the
-    delivery to the polars reader, which rejects it in its own words and order.
-    """
-    parts = []
-    with duckdb.connect() as con:
-        for part, name in zip(files, names, strict=True):
-            try:
-                if not magic_bytes(part, name).startswith(PARQUET_MAGIC):
-                    return None
-                schema = parquet_schema(con, part)
-                if not con.execute(f"SELECT count(*) FROM {parquet_scan(part)}").fetchall()[0][0]:
-                    return None
-                typing = CurPart(part, name, schema)
-            except (duckdb.Error, RejectedInput):
-                return None
-            if not typing.exact:
-                return None
-            parts.append(typing)
-    return parts
+    """Every part file's typing when DuckDB types them all exactly as `read_cur_file`; None: read with polars."""
+    return typed_parts.exact_parts(files, names, CurPart)
 
 
 def parse_cur_parquet(parts: list[CurPart]) -> ParsedDelivery:

@@ -10,20 +10,23 @@ the lake: no delivery is ever held whole in memory, and no Python touches a row.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import TypeVar
 
 import duckdb
 import polars as pl
 
 from sources.common.delivery import ParsedDelivery, TypedQuery
 from sources.common.errors import RejectedInput
-from sources.common.files import first_line
+from sources.common.files import PARQUET_MAGIC, first_line, magic_bytes
 from sources.common.rejects import shorten
 from sources.common.row_checks import RowRules, SqlRule, check_rows_in_duckdb, reject_first_in_duckdb
 from sources.common.sql import quote_identifier, sql_text
-from sources.common.typed_sql import ordered_files_sql, parquet_scan, present_text, typing_connection
+from sources.common.typed_sql import ordered_files_sql, parquet_scan, parquet_schema, present_text, typing_connection
 from sources.common.types import sql_type
+
+P = TypeVar("P", bound="PartTyping")
 
 
 class PartTyping:
@@ -92,6 +95,32 @@ class PartTyping:
         reject_first_in_duckdb(
             con, self.select(checked=True), [*self.unparsed, *self.file_rules()], order="_source_row"
         )
+
+
+def exact_parts(
+    files: Sequence[Path], names: Sequence[str], typing: Callable[[Path, str, dict[str, str]], P]
+) -> list[P] | None:
+    """Every file's `typing` when all are Parquet that DuckDB types exactly; None: keep the polars reader.
+
+    A file whose typing cannot even start (unreadable, no rows, a required column missing) also leaves the
+    delivery to the polars reader, which rejects it in its own words and order.
+    """
+    parts = []
+    with duckdb.connect() as con:
+        for part, name in zip(files, names, strict=True):
+            try:
+                if not magic_bytes(part, name).startswith(PARQUET_MAGIC):
+                    return None
+                stored = parquet_schema(con, part)
+                if not con.execute(f"SELECT count(*) FROM {parquet_scan(part)}").fetchall()[0][0]:
+                    return None
+                typed = typing(part, name, stored)
+            except (duckdb.Error, RejectedInput):
+                return None
+            if not typed.exact:
+                return None
+            parts.append(typed)
+    return parts
 
 
 def text_columns(output_schema: Mapping[str, pl.DataType]) -> list[str]:

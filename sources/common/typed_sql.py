@@ -76,14 +76,19 @@ def present_text(column: str, *, blanks_are_null: bool = True) -> str:
     )
 
 
-def text_sql(column: str, stored_type: str) -> str | None:
-    """Any column as the polars reader's text (`cast(pl.String)`), blanks null; None when that differs in DuckDB."""
+def text_sql(column: str, stored_type: str, *, blanks_are_null: bool = True) -> str | None:
+    """Any column as the polars reader's text (`cast(pl.String)`); None where DuckDB's text would differ.
+
+    A map becomes its JSON object (an empty map `{}`), as polars encodes a nested value.
+    """
     if stored_type == "VARCHAR":
-        return present_text(column)
+        return present_text(column, blanks_are_null=blanks_are_null)
     if stored_type == '"NULL"':
         return "CAST(NULL AS VARCHAR)"
     if stored_type == "BOOLEAN" or _INTEGER.fullmatch(stored_type):
         return f"CAST({quote_identifier(column)} AS VARCHAR)"
+    if _TEXT_MAP.fullmatch(stored_type):
+        return f"CAST(to_json({quote_identifier(column)}) AS VARCHAR)"
     return None
 
 
@@ -122,6 +127,12 @@ def map_json_sql(column: str, stored_type: str) -> str | None:
         return None
     name = quote_identifier(column)
     return f"CASE WHEN cardinality({name}) = 0 THEN NULL ELSE to_json({name}) END"
+
+
+def not_json_object_sql(text: str) -> str:
+    """True where the text `text` (SQL) holds is present but not a JSON object (`typed.not_json_object`)."""
+    trimmed = f"trim({text}, {sql_text(UNICODE_WHITESPACE)})"
+    return f"{text} IS NOT NULL AND NOT coalesce(json_valid({trimmed}) AND starts_with({trimmed}, '{{'), false)"
 
 
 def json_member_sql(key: str, value: str) -> str:

@@ -8,15 +8,15 @@ stored as doubles. Money is parsed straight to DECIMAL(38, 12): never through a 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 import polars as pl
 
-from sources.common.delivery import LINEAGE_SCHEMA, Delivery, ParsedDelivery
+from sources.common.delivery import LINEAGE_SCHEMA
 from sources.common.errors import RejectedInput
 from sources.common.files import read_raw
-from sources.common.manifests import listed_data_files
 from sources.common.row_checks import (
     WARNING,
     AllOf,
@@ -25,11 +25,11 @@ from sources.common.row_checks import (
     NonNegative,
     OneOf,
     RowRules,
-    check_rows,
     check_values,
     ordered,
     required,
 )
+from sources.common.sql import quote_identifier, sql_text
 from sources.common.typed import as_text, report_unparsed, typed_column
 from sources.common.types import DECIMAL_EXPECTED, Kind, polars_type
 from sources.focus.columns import (
@@ -62,17 +62,18 @@ ROW_RULES = RowRules(
 )
 """FOCUS defines no line item id, so no key is checked for uniqueness."""
 
+
+def _not_one_of(column: str, values: Iterable[str], reason: str) -> Check:
+    """A present value outside `values` breaks the rule."""
+    listed = sorted(values)
+    name = quote_identifier(column)
+    failed_sql = f"{name} IS NOT NULL AND {name} NOT IN ({', '.join(map(sql_text, listed))})"
+    return Check(column, pl.col(column).is_not_null() & ~pl.col(column).is_in(listed), reason, failed_sql)
+
+
 _VALUES = (
-    Check(
-        "ChargeCategory",
-        pl.col("ChargeCategory").is_not_null() & ~pl.col("ChargeCategory").is_in(CHARGE_CATEGORIES),
-        f"must be one of {', '.join(sorted(CHARGE_CATEGORIES))}",
-    ),
-    Check(
-        "ChargeClass",
-        pl.col("ChargeClass").is_not_null() & ~pl.col("ChargeClass").is_in(CHARGE_CLASSES),
-        "must be empty or Correction",
-    ),
+    _not_one_of("ChargeCategory", CHARGE_CATEGORIES, f"must be one of {', '.join(sorted(CHARGE_CATEGORIES))}"),
+    _not_one_of("ChargeClass", CHARGE_CLASSES, "must be empty or Correction"),
     ordered(
         "BillingPeriodEnd", "BillingPeriodStart", "must be after BillingPeriodStart (End is exclusive)", exclusive=True
     ),
@@ -86,6 +87,7 @@ _MANDATORY_VALUES = (
         "ProviderName",
         pl.col("ProviderName").is_null() & pl.col("ServiceProviderName").is_null(),
         "must not be empty (nor ServiceProviderName, its FOCUS 1.3 name)",
+        '"ProviderName" IS NULL AND "ServiceProviderName" IS NULL',
     ),
     required("ServiceName"),
 )
@@ -128,9 +130,9 @@ def read_focus_file(path: Path, *, source_file: str | None = None, require_manda
     raw = read_raw(path, name)
     if raw.height == 0:
         raise RejectedInput(name, "the file has a header but no data rows")
-    raw = _canonical_column_names(raw, name)
+    raw = raw.rename(canonical_names(raw.columns, name))
     if require_mandatory:
-        _check_mandatory_columns(raw, name)
+        check_mandatory_columns(raw.columns, name)
     version = detect_focus_version(raw.columns)
     typed = _typed_frame(raw, name)
     typed = typed.with_columns(
@@ -154,22 +156,22 @@ def detect_focus_version(columns: list[str]) -> str:
     return "1.0"
 
 
-def _canonical_column_names(raw: pl.DataFrame, name: str) -> pl.DataFrame:
-    """Map header names to FOCUS spelling (case-insensitive, BOM and spaces stripped)."""
+def canonical_names(columns: list[str], name: str) -> dict[str, str]:
+    """Header -> FOCUS spelling (case-insensitive, BOM and spaces stripped); a column twice rejects the file."""
     renames: dict[str, str] = {}
     seen: dict[str, str] = {}
-    for column in raw.columns:
+    for column in columns:
         cleaned = column.lstrip("\ufeff").strip()
         canonical = _CANONICAL_BY_LOWER.get(cleaned.lower(), cleaned)
         if canonical in seen:
             raise RejectedInput(name, f"has the column twice (as {seen[canonical]!r} and {column!r})", column=canonical)
         seen[canonical] = column
         renames[column] = canonical
-    return raw.rename(renames)
+    return renames
 
 
-def _check_mandatory_columns(raw: pl.DataFrame, name: str) -> None:
-    present = set(raw.columns)
+def check_mandatory_columns(columns: list[str], name: str) -> None:
+    present = set(columns)
     missing = [
         column
         for column in MANDATORY_COLUMNS
@@ -209,18 +211,3 @@ def read_focus_files(files: list[tuple[Path, str]], *, require_mandatory: bool =
         frame=pl.concat([part.frame for part in parsed], how="vertical"),
         focus_version=",".join(sorted({part.focus_version for part in parsed})),
     )
-
-
-def parse_focus_delivery(delivery: Delivery) -> ParsedDelivery:
-    """The connector entry point: a FOCUS delivery's data files as one frame.
-
-    When the delivery carries an export manifest (AWS Data Exports `FOCUS_1_2_AWS`, Azure
-    FocusCost), exactly the files it lists are read; otherwise every data file of the delivery.
-    """
-    listed = listed_data_files(delivery)
-    files = delivery.files() if listed is None else listed
-    if not files:
-        raise RejectedInput(delivery.name, "holds no CSV, CSV.gz or Parquet files")
-    parsed = read_focus_files([(file, delivery.display_name(file)) for file in files])
-    check_rows(parsed.frame, ROW_RULES)
-    return ParsedDelivery(frame=parsed.frame, format_version=f"FOCUS {parsed.focus_version}")

@@ -20,17 +20,14 @@ import pyarrow.parquet as pq
 import pytest
 
 from pipelines.lib.ingest.billing_sources import AWS_CUR
-from pipelines.lib.settings import FinopsHome
-from pipelines.lib.warehouse.lake import Lake
-from pipelines.lib.warehouse.warehouse import connect, load_delivery
 from sources.aws import cur_parquet
 from sources.aws.deliveries import delivered_files, parse_cur_delivery, parse_with_polars
-from sources.common.delivery import Delivery, TypedQuery
-from sources.common.errors import RejectedInput
+from sources.common.delivery import TypedQuery
 from sources.common.typed_sql import typed_sql
 from sources.common.types import Kind
 from sources.synthetic import scale
 from tests.support import aws_fixtures
+from tests.support.typed_parts_helpers import BothReaders
 
 SCHEMA = pa.schema(
     [
@@ -89,24 +86,11 @@ def write_part(path: Path, rows: list[dict], schema: pa.Schema = SCHEMA) -> Path
     return path
 
 
-def delivery(folder: Path) -> Delivery:
-    return Delivery(source="aws_cur", path=folder, landing_root=folder.parent)
+CUR = BothReaders(AWS_CUR, delivered_files, cur_parquet.exact_parts, cur_parquet.parse_cur_parquet, parse_with_polars)
 
 
 def both_ways(folder: Path) -> tuple[object, object]:
-    """What each reader does with the delivery: its frame, or the RejectedInput it raised, as text."""
-    target = delivery(folder)
-    files = delivered_files(target)
-    names = [target.display_name(file) for file in files]
-    parts = cur_parquet.exact_parts(files, names)
-    assert parts is not None, "the delivery should take the DuckDB path"
-    outcomes = []
-    for read in (lambda: cur_parquet.parse_cur_parquet(parts), lambda: parse_with_polars(files, names)):
-        try:
-            outcomes.append(read().to_polars())
-        except RejectedInput as error:
-            outcomes.append(error.describe())
-    return outcomes[0], outcomes[1]
+    return CUR.outcomes(folder)
 
 
 def test_a_clean_delivery_reads_the_same_both_ways_including_blanks_nulls_and_zones(tmp_path: Path):
@@ -235,7 +219,7 @@ def test_a_column_duckdb_cannot_type_exactly_keeps_the_whole_delivery_on_polars(
     )
     rows = [_row(number) | {"line_item_usage_start_date": f"2026-09-01T{number:02d}:00:00Z"} for number in range(5)]
     write_part(tmp_path / "export" / "part-00001.parquet", rows, as_text)
-    target = delivery(tmp_path / "export")
+    target = CUR.delivery(tmp_path / "export")
     files = delivered_files(target)
     assert cur_parquet.exact_parts(files, [target.display_name(f) for f in files]) is None
     parsed = parse_cur_delivery(target)
@@ -243,51 +227,12 @@ def test_a_column_duckdb_cannot_type_exactly_keeps_the_whole_delivery_on_polars(
     assert parsed.to_polars()["line_item_usage_start_date"].to_list()[4] == datetime(2026, 9, 1, 4)
 
 
-def _raw_rows_sql(home: FinopsHome) -> str:
-    folder = Lake(home.lake).folder(AWS_CUR.raw_table.name)
-    return (
-        f"SELECT * EXCLUDE (_load_id, _ingested_at) FROM read_parquet('{folder}/*/*/*.parquet', union_by_name = true)"
-    )
-
-
-def _load(home: FinopsHome, target: Delivery, parsed) -> None:
-    with connect(home.warehouse) as con:
-        load_delivery(
-            con,
-            AWS_CUR.raw_table,
-            source=AWS_CUR.name,
-            delivery=target.name,
-            sha256=target.sha256(),
-            frame=parsed.frame,
-            format_version=parsed.format_version,
-        )
-
-
-def assert_same_raw_table(tmp_path: Path, target: Delivery) -> int:
-    """Load the delivery through each reader into its own warehouse; the raw rows must be identical."""
-    files = delivered_files(target)
-    names = [target.display_name(file) for file in files]
-    parts = cur_parquet.exact_parts(files, names)
-    assert parts is not None
-    homes = [FinopsHome(tmp_path / "duckdb").ensure(), FinopsHome(tmp_path / "polars").ensure()]
-    _load(homes[0], target, cur_parquet.parse_cur_parquet(parts))
-    _load(homes[1], target, parse_with_polars(files, names))
-    with duckdb.connect() as con:
-        one, other = (_raw_rows_sql(home) for home in homes)
-        assert con.execute(f"DESCRIBE {one}").fetchall() == con.execute(f"DESCRIBE {other}").fetchall()
-        rows = con.execute(f"SELECT count(*) FROM ({one})").fetchall()[0][0]
-        assert rows == con.execute(f"SELECT count(*) FROM ({other})").fetchall()[0][0]
-        assert con.execute(f"SELECT count(*) FROM (({one}) EXCEPT ALL ({other}))").fetchall() == [(0,)]
-        assert con.execute(f"SELECT count(*) FROM (({other}) EXCEPT ALL ({one}))").fetchall() == [(0,)]
-    return rows
-
-
 @pytest.mark.parametrize("fixture", ["cur2-parquet", "legacy-athena"])
 def test_the_aws_fixtures_load_the_same_raw_table_both_ways(tmp_path: Path, fixture: str):
     source = aws_fixtures.FIXTURES / fixture
     landing = tmp_path / "landing"
     shutil.copytree(source, landing / fixture)
-    rows = assert_same_raw_table(tmp_path, delivery(landing / fixture))
+    rows = CUR.assert_same_raw_table(tmp_path, landing / fixture)
     assert rows > 0
 
 
@@ -296,7 +241,7 @@ def test_a_generated_million_line_month_loads_the_same_raw_table_both_ways(tmp_p
     """One month of a million CUR 2.0 line items (two part files), as the benchmark generates them."""
     written = scale.write_cur2(tmp_path / "data", rows=1_000_000, start=date(2025, 1, 1), days=31)
     assert len(written) == 1 and written[0].rows > 999_000  # rows per day are whole: 32,258 × 31
-    assert assert_same_raw_table(tmp_path, delivery(written[0].path)) == written[0].rows
+    assert CUR.assert_same_raw_table(tmp_path, written[0].path) == written[0].rows
 
 
 def test_a_zoned_timestamp_becomes_its_utc_wall_time_whatever_the_session_time_zone():

@@ -196,7 +196,7 @@ def test_export_is_detected_as_focus_and_only_the_manifests_files_are_read(tmp_p
     assert detect_source(export) == "focus"
 
     parsed = parse_focus_delivery(Delivery(source="focus", path=export, landing_root=tmp_path))
-    frame = parsed.frame
+    frame = parsed.to_polars()
     assert parsed.format_version == "FOCUS 1.2"
     assert sorted(set(frame["_source_file"])) == [
         f"{EXPORT}/data/BILLING_PERIOD={PERIOD}/{CURRENT_RUN}/{EXPORT}-00001.snappy.parquet",

@@ -58,7 +58,7 @@ def test_every_format_parses_and_the_same_rows_cost_the_same(tmp_path: Path):
     azure = write_azure(tmp_path, **kwargs)[0]
 
     cur_frame = parse_cur_delivery(Delivery("aws_cur", cur.path, cur.path.parent)).to_polars()
-    focus_frame = parse_focus_delivery(Delivery("focus", focus.path, focus.path.parent)).frame
+    focus_frame = parse_focus_delivery(Delivery("focus", focus.path, focus.path.parent)).to_polars()
     azure_frame = parse_actual_cost_delivery(Delivery("azure_actual", azure.path, azure.path.parent)).frame
     assert cur_frame.height == focus_frame.height == azure_frame.height == 6000
 

@@ -13,6 +13,7 @@ refresh too, read from the tables' Parquet files.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from datetime import date
@@ -34,16 +35,24 @@ from tests.support.dbt_helpers import dbt_environment
 SELECT = ["+fct_cost_daily", "+fct_gpu_spend_daily", "+focus_cost_and_usage"]
 FOCUS = "marts.focus_cost_and_usage"
 TABLES = {
-    "intermediate.int_billing__cost_lines": ("x_built_at", "x_source, x_load_id, x_source_file, x_source_row"),
-    "marts.fct_cost_daily": ("cost_lines_built_at", "cost_daily_key"),
-    "marts.fct_gpu_spend_daily": ("cost_lines_built_at", "gpu_spend_daily_key"),
-    FOCUS: ("_cost_lines_built_at", "x_SourceFormat, x_LoadId, x_SourceFile, x_SourceRow, x_RowOrigin"),
+    "intermediate.int_billing__cost_lines": (("x_built_at",), "x_source, x_load_id, x_source_file, x_source_row"),
+    "marts.fct_cost_daily": (("cost_lines_built_at", "built_at"), "cost_daily_key"),
+    "marts.fct_gpu_spend_daily": (("cost_lines_built_at", "built_at"), "gpu_spend_daily_key"),
+    FOCUS: (("_cost_lines_built_at", "_built_at"), "x_SourceFormat, x_LoadId, x_SourceFile, x_SourceRow, x_RowOrigin"),
 }
+"""Each incremental table: its bookkeeping timestamps (left out of comparisons) and an order for its rows."""
 
 
-def _dbt(home: FinopsHome, target: Path, *extra: str, engine: str = "duckdb") -> None:
-    command = [str(Path(sys.executable).parent / "dbt"), "build", "--select", *SELECT, "--target-path", str(target)]
-    command += ["--exclude-resource-type", "test", "unit_test"]
+def _dbt(
+    home: FinopsHome, target: Path, *extra: str, engine: str = "duckdb", action: str = "build", tests: bool = False
+) -> subprocess.CompletedProcess:
+    """dbt on the incremental models and what they read; data tests only with `tests`. Must succeed unless `dbt
+    test` is what runs (its failures are the result)."""
+    command = [str(Path(sys.executable).parent / "dbt"), action, "--select", *SELECT, "--target-path", str(target)]
+    if action == "build":
+        command += ["--exclude-resource-type", "unit_test", *([] if tests else ["test"])]
+    # only the tests of the selected models, not those that also read models outside the selection
+    command += ["--indirect-selection", "cautious"]
     command += ["--vars", json.dumps({"onprem_costs_through": "2026-02-20"}), *extra]
     completed = subprocess.run(
         command,
@@ -53,7 +62,9 @@ def _dbt(home: FinopsHome, target: Path, *extra: str, engine: str = "duckdb") ->
         text=True,
         timeout=900 if engine == "duckdb" else 2400,
     )
-    assert completed.returncode == 0, completed.stdout[-4000:] + completed.stderr[-2000:]
+    if action == "build":
+        assert completed.returncode == 0, completed.stdout[-4000:] + completed.stderr[-2000:]
+    return completed
 
 
 def _deliver_first(tmp_path: Path, home: FinopsHome) -> list:
@@ -84,7 +95,7 @@ def _snapshot(home: FinopsHome) -> dict[str, list[tuple]]:
     with connect(home.warehouse, read_only=True) as con:
         snapshot = {}
         for table, (bookkeeping, order) in TABLES.items():
-            columns = [row[0] for row in con.execute(f"describe {table}").fetchall() if row[0] != bookkeeping]
+            columns = [row[0] for row in con.execute(f"describe {table}").fetchall() if row[0] not in bookkeeping]
             quoted = ", ".join(f'"{column}"' for column in columns)
             snapshot[table] = con.execute(f"select {quoted} from {table} order by {order}").fetchall()
         return snapshot
@@ -168,6 +179,41 @@ def test_incremental_run_after_a_restatement_equals_a_full_refresh(tmp_path: Pat
     assert _snapshot(home) == incremental
 
 
+def test_an_incremental_run_tests_only_the_rows_it_wrote(tmp_path: Path):
+    """The data tests of an incremental model read the rows the run wrote (macros/incremental/get_where_subquery.sql):
+    a January line broken behind dbt's back goes unseen by the run that rebuilds only February, while `dbt test`
+    alone, which builds nothing, reads the whole table and finds it."""
+    home = FinopsHome(tmp_path / "home")
+    _deliver_first(tmp_path, home)
+    target = tmp_path / "target"
+    _dbt(home, target, tests=True)
+    with connect(home.warehouse) as con:
+        broken = con.execute(
+            "update intermediate.int_billing__cost_lines set x_gpu_hours = -1 "
+            "where BillingPeriodStart = '2026-01-01' and x_source_row = 7"
+        ).fetchall()[0][0]
+    assert broken == 1
+
+    _restate_february(tmp_path, home)
+    _dbt(home, target, tests=True)  # passes: January was not rebuilt, so not tested again
+    compiled = next(target.rglob("int_billing__cost_lines_column_rules.sql")).read_text(encoding="utf-8")
+    written = re.search(r"x_built_at = (cast\('[^']+' as timestamp\))", compiled)
+    assert written, "the column rules of the cost lines read every row"
+    with connect(home.warehouse, read_only=True) as con:
+        tested = con.execute(
+            "select strftime(BillingPeriodStart, '%Y-%m'), count(*) from intermediate.int_billing__cost_lines "
+            f"where x_built_at = {written.group(1)} group by 1"
+        ).fetchall()
+    assert tested == [("2026-02", 500)], "the run tested exactly the lines it wrote: February's 500"
+
+    found = _dbt(home, target, action="test")
+    assert found.returncode != 0
+    assert "int_billing__cost_lines_column_rules" in found.stdout
+    results = json.loads((target / "run_results.json").read_text(encoding="utf-8"))["results"]
+    failing = {r["unique_id"].split(".")[2]: r["failures"] for r in results if r["status"] == "fail"}
+    assert failing == {"int_billing__cost_lines_column_rules": 1}, "one rule broken: x_gpu_hours non_negative"
+
+
 def _spark_table(home: FinopsHome, table: str) -> Path:
     """A Spark table's folder: the `spark` target's managed tables are Parquet under FINOPS_HOME/spark/warehouse."""
     schema, name = table.split(".")
@@ -181,7 +227,7 @@ def _spark_snapshot(home: FinopsHome) -> dict[str, list[tuple]]:
     for table, (bookkeeping, _) in TABLES.items():
         rows = ds.dataset(_spark_table(home, table), format="parquet", partitioning="hive").to_table().to_pylist()
         snapshot[table] = sorted(
-            tuple(sorted((column, repr(value)) for column, value in row.items() if column != bookkeeping))
+            tuple(sorted((column, repr(value)) for column, value in row.items() if column not in bookkeeping))
             for row in rows
         )
     return snapshot

@@ -49,6 +49,8 @@ RUN_BOOKKEEPING_COLUMNS = frozenset(
         "x_built_at",
         "cost_lines_built_at",
         "_cost_lines_built_at",
+        "built_at",
+        "_built_at",
         "last_delivery",
         "expected_by",
     }

@@ -225,7 +225,7 @@ final as (
         x_source_file,
         x_source_row,
         x_extensions,
-        cast('{{ run_started_at.strftime("%Y-%m-%d %H:%M:%S.%f") }}' as timestamp) as x_built_at
+        {{ this_run_started_at() }} as x_built_at
     from units_normalised
 
 )

@@ -89,7 +89,8 @@ final as (
         cast(gpu_effective_cost as decimal(38, 12)) as gpu_effective_cost,
         cast(coalesce(gpu_hours, 0) as decimal(38, 12)) as gpu_hours,
         cast(cost_line_count as bigint) as cost_line_count,
-        cast(cost_lines_built_at as timestamp) as cost_lines_built_at
+        cast(cost_lines_built_at as timestamp) as cost_lines_built_at,
+        {{ this_run_started_at() }} as built_at
     from daily
 
 )

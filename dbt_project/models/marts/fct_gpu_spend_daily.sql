@@ -129,7 +129,8 @@ final as (
         {{ decimal_product(['effective_cost', 'fx_rate']) }} as effective_cost_reporting,
         {{ decimal_product(['list_cost', 'fx_rate']) }} as list_cost_reporting,
         cast(cost_line_count as bigint) as cost_line_count,
-        cast(cost_lines_built_at as timestamp) as cost_lines_built_at
+        cast(cost_lines_built_at as timestamp) as cost_lines_built_at,
+        {{ this_run_started_at() }} as built_at
     from converted
 
 )

@@ -445,7 +445,8 @@ final as (
         cast({{ column }} as {{ type }}) as {{ name }},
         {% endfor -%}
         cast(exported_rows.x_built_at as timestamp) as _cost_lines_built_at,
-        defaults_key.defaults_key as _defaults_key
+        defaults_key.defaults_key as _defaults_key,
+        {{ this_run_started_at() }} as _built_at
     from exported_rows
     cross join defaults_key
 

@@ -177,18 +177,26 @@ def _json_object(raw: pl.DataFrame, canonical: dict[str, str], bucket: str, name
     map_header = next((header for header, target in canonical.items() if target == bucket), None)
     if map_header is not None:
         fragments.append(_map_members(raw, map_header, name))
-    prefix = f"{bucket}_"
-    keys: dict[str, list[str]] = {}
-    for header, target in canonical.items():
-        if target.startswith(prefix) and target not in PINNED_COLUMNS and len(target) > len(prefix):
-            keys.setdefault(target[len(prefix) :], []).append(header)
-    for key, headers in keys.items():
+    for key, headers in per_key_columns(canonical, bucket).items():
         value = pl.coalesce([pl.col(header).cast(pl.String) for header in headers])
         fragments.append(pl.lit(json.dumps(key) + ":") + _json_string(value))
     if not fragments:
         return pl.lit(None, dtype=pl.String)
     members = pl.concat_str(fragments, separator=",", ignore_nulls=True)
     return pl.when(members.is_null() | (members == "")).then(None).otherwise(pl.lit("{") + members + pl.lit("}"))
+
+
+def per_key_columns(canonical: dict[str, str], bucket: str) -> dict[str, list[str]]:
+    """Legacy CUR's columns that hold one key of `bucket`'s JSON object (`resource_tags_user_team`), by key.
+
+    Two headers can spell one key (tags `user:Team` and `user:team`): the first non-null value wins.
+    """
+    prefix = f"{bucket}_"
+    keys: dict[str, list[str]] = {}
+    for header, target in canonical.items():
+        if target.startswith(prefix) and target not in PINNED_COLUMNS and len(target) > len(prefix):
+            keys.setdefault(target[len(prefix) :], []).append(header)
+    return keys
 
 
 def _map_members(raw: pl.DataFrame, header: str, name: str) -> pl.Expr:

@@ -57,7 +57,7 @@ class CurPart(PartTyping):
     def _json_object(self, bucket: str, canonical: dict[str, str]) -> str | None:
         """`cur._json_object` in SQL: the MAP column's members and the per-key columns', in header order."""
         objects: list[str] = []
-        """Each source of members as a JSON object (null when it has none), merged below."""
+        """Each source of members as a JSON object, null when it has none."""
         map_header = self.header_of.get(bucket)
         if map_header is not None:
             stored = self.stored_name[map_header]
@@ -69,18 +69,14 @@ class CurPart(PartTyping):
                 objects.append(f"('{{' || {inner} || '}}')")
             else:
                 objects.append(map_json_sql(stored, self.stored[stored]))
-        prefix = f"{bucket}_"
-        keys: dict[str, list[str]] = {}
-        for header, target in canonical.items():
-            if target.startswith(prefix) and target not in PINNED_COLUMNS and len(target) > len(prefix):
-                keys.setdefault(target[len(prefix) :], []).append(header)
-        for key, headers in keys.items():
-            texts = [text_sql(self.stored_name[header], self.stored[self.stored_name[header]]) for header in headers]
-            objects.append(
-                None
-                if None in texts
-                else f"('{{' || {json_member_sql(key, 'coalesce(' + ', '.join(texts) + ')')} || '}}')"
-            )
+        for key, headers in cur.per_key_columns(canonical, bucket).items():
+            stored = [self.stored_name[header] for header in headers]
+            # polars cannot cast a nested column to text: a file with one stays with (and is refused by) polars
+            texts = [None if self.stored[one].startswith("MAP") else text_sql(one, self.stored[one]) for one in stored]
+            if None in texts:
+                return None
+            member = json_member_sql(key, "coalesce(" + ", ".join(texts) + ")")
+            objects.append(f"('{{' || {member} || '}}')")
         if None in objects:
             return None
         if not objects:

@@ -87,3 +87,12 @@ class BothReaders:
         folder = Lake(home.lake).folder(self.source.raw_table.name)
         files = f"read_parquet('{folder}/*/*/*.parquet', union_by_name = true)"
         return f"SELECT * EXCLUDE (_load_id, _ingested_at) FROM {files}"
+
+
+def set_value(part: int, row: int, column: str, value: Any) -> Callable[[list[dict], list[dict]], None]:
+    """A change to two part files' rows (lists of dicts): `column` of row `row` (from 1) of part `part` (1 or 2)."""
+
+    def change(first: list[dict], second: list[dict]) -> None:
+        (first if part == 1 else second)[row - 1][column] = value
+
+    return change

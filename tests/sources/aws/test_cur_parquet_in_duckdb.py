@@ -27,7 +27,7 @@ from sources.common.typed_sql import typed_sql
 from sources.common.types import Kind
 from sources.synthetic import scale
 from tests.support import aws_fixtures
-from tests.support.typed_parts_helpers import BothReaders
+from tests.support.typed_parts_helpers import BothReaders, set_value
 
 SCHEMA = pa.schema(
     [
@@ -129,13 +129,6 @@ def _broken(tmp_path: Path, change) -> Path:
     return tmp_path / "export"
 
 
-def _set(part: int, row: int, column: str, value):
-    def change(first, second):
-        (first if part == 1 else second)[row - 1][column] = value
-
-    return change
-
-
 def _as_text_map(first, second):
     for row in first + second:
         row["product"] = '{"region": "us-east-1"}'
@@ -156,7 +149,7 @@ def _bad_rate_in_two_places(first, second):
 BROKEN = {
     # what breaks: (how, the message's file, row and column as worked out from the rows written above)
     "a cost that is not a number": (
-        _set(2, 3, "line_item_unblended_cost", math.nan),
+        set_value(2, 3, "line_item_unblended_cost", math.nan),
         "export/part-00002.parquet, row 3, column line_item_unblended_cost: 'nan' is not a decimal number",
     ),
     "a rate that is not a number, twice": (
@@ -164,15 +157,15 @@ BROKEN = {
         "export/part-00001.parquet, row 5, column line_item_unblended_rate: 'n/a' is not a decimal number",
     ),
     "a required value missing": (
-        _set(1, 7, "line_item_currency_code", None),
+        set_value(1, 7, "line_item_currency_code", None),
         "export/part-00001.parquet, row 7, column line_item_currency_code: must not be empty",
     ),
     "a usage end before its start": (
-        _set(2, 1, "line_item_usage_end_date", datetime(2026, 8, 31)),
+        set_value(2, 1, "line_item_usage_end_date", datetime(2026, 8, 31)),
         "export/part-00002.parquet, row 1, column line_item_usage_end_date: must not be before the usage start date",
     ),
     "a billing period that ends where it starts": (
-        _set(1, 2, "bill_billing_period_end_date", START),
+        set_value(1, 2, "bill_billing_period_end_date", START),
         "export/part-00001.parquet, row 2, column bill_billing_period_end_date: must be after the billing period",
     ),
     "a line item delivered twice": (
@@ -180,12 +173,12 @@ BROKEN = {
         "export/part-00002.parquet, row 7, column identity_time_interval: the line with identity_line_item_id 'line-2'",
     ),
     "a 2 MB value": (
-        _set(2, 9, "line_item_line_item_description", "x" * 2_000_000),
+        set_value(2, 9, "line_item_line_item_description", "x" * 2_000_000),
         "export/part-00002.parquet, row 9, column line_item_line_item_description: line_item_line_item_description "
         "holds a value of 2,000,000 bytes",
     ),
     "a date in the year 2999": (
-        _set(1, 10, "line_item_usage_end_date", datetime(2999, 1, 1)),
+        set_value(1, 10, "line_item_usage_end_date", datetime(2999, 1, 1)),
         "export/part-00001.parquet, row 10, column line_item_usage_end_date: line_item_usage_end_date "
         "2999-01-01T00:00:00Z is outside the plausible range",
     ),

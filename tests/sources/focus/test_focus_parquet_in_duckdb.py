@@ -21,7 +21,7 @@ from sources.focus import parquet
 from sources.focus.deliveries import delivered_files, parse_focus_delivery, parse_with_polars
 from sources.synthetic import scale
 from tests.sources.aws.test_focus_aws_export import CURRENT_ROWS, SCHEMA, p5_spot, write_export
-from tests.support.typed_parts_helpers import BothReaders
+from tests.support.typed_parts_helpers import BothReaders, set_value
 
 READERS = BothReaders(FOCUS, delivered_files, parquet.exact_parts, parquet.parse_focus_parquet, parse_with_polars)
 
@@ -66,13 +66,6 @@ def _broken(tmp_path: Path, change, schema: pa.Schema = SCHEMA) -> Path:
     return tmp_path / "export"
 
 
-def _set(part: int, row: int, column: str, value):
-    def change(first, second):
-        (first if part == 1 else second)[row - 1][column] = value
-
-    return change
-
-
 def _as_text(column: str) -> pa.Schema:
     return SCHEMA.set(SCHEMA.get_field_index(column), pa.field(column, pa.string()))
 
@@ -91,7 +84,7 @@ def _text_tags(first, second):
 
 BROKEN = {
     "a cost that is not a number": (
-        _set(2, 4, "BilledCost", math.inf),
+        set_value(2, 4, "BilledCost", math.inf),
         SCHEMA,
         "export/part-00002.parquet, row 4, column BilledCost: 'inf' is not a decimal number",
     ),
@@ -102,24 +95,24 @@ BROKEN = {
         "export/part-00002.parquet, row 2, column ListUnitPrice: '  ' is not a decimal number",
     ),
     "a ChargeCategory the spec does not know": (
-        _set(1, 3, "ChargeCategory", "Refund"),
+        set_value(1, 3, "ChargeCategory", "Refund"),
         SCHEMA,
         "export/part-00001.parquet, row 3, column ChargeCategory: ChargeCategory must be one of Adjustment, Credit, "
         "Purchase, Tax, Usage (found 'Refund')",
     ),
     "no provider at all": (
-        _set(2, 5, "ProviderName", None),
+        set_value(2, 5, "ProviderName", None),
         SCHEMA,
         "export/part-00002.parquet, row 5, column ProviderName: ProviderName must not be empty (nor "
         "ServiceProviderName",
     ),
     "a mandatory value missing": (
-        _set(1, 1, "BillingCurrency", None),
+        set_value(1, 1, "BillingCurrency", None),
         SCHEMA,
         "export/part-00001.parquet, row 1, column BillingCurrency: BillingCurrency must not be empty",
     ),
     "a charge that ends before it starts": (
-        _set(1, 5, "ChargePeriodEnd", datetime(2026, 5, 1)),
+        set_value(1, 5, "ChargePeriodEnd", datetime(2026, 5, 1)),
         SCHEMA,
         "export/part-00001.parquet, row 5, column ChargePeriodEnd: ChargePeriodEnd must not be before",
     ),
@@ -129,12 +122,12 @@ BROKEN = {
         "export/part-00001.parquet, row 3, column Tags: 'team=research' is not a JSON object",
     ),
     "a 2 MB description": (
-        _set(2, 1, "ChargeDescription", "y" * 2_000_000),
+        set_value(2, 1, "ChargeDescription", "y" * 2_000_000),
         SCHEMA,
         "export/part-00002.parquet, row 1, column ChargeDescription: ChargeDescription holds a value of 2,000,000",
     ),
     "a charge in the year 2999": (
-        _set(2, 2, "ChargePeriodEnd", datetime(2999, 5, 3)),
+        set_value(2, 2, "ChargePeriodEnd", datetime(2999, 5, 3)),
         SCHEMA,
         "export/part-00002.parquet, row 2, column ChargePeriodEnd: ChargePeriodEnd 2999-05-03T00:00:00Z is outside",
     ),

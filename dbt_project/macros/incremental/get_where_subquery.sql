@@ -11,15 +11,19 @@
     {%- set conditions = [] -%}
     {%- set where = config.get('where', '') -%}
     {%- if where -%}
-        {%- do conditions.append('(' ~ where ~ ')') -%}
+        {%- do conditions.append(where) -%}
     {%- endif -%}
     {#- dbt also calls this while parsing, where the project's own macros are not in scope -#}
     {%- set rebuilt = rows_written_by_this_run(relation) if execute else none -%}
     {%- if rebuilt -%}
         {%- do conditions.append(rebuilt) -%}
     {%- endif -%}
-    {%- if conditions -%}
-        {%- do return('(select * from ' ~ relation ~ ' where ' ~ conditions | join(' and ') ~ ') dbt_subquery') -%}
+    {#- A lone condition stays bare, as dbt writes it: Spark reads `from t where (x)` as t aliased `where` with
+        one column alias x (WHERE is not a reserved word there) -#}
+    {%- if conditions | length == 1 -%}
+        {%- do return('(select * from ' ~ relation ~ ' where ' ~ conditions[0] ~ ') dbt_subquery') -%}
+    {%- elif conditions -%}
+        {%- do return('(select * from ' ~ relation ~ ' where (' ~ conditions | join(') and (') ~ ')) dbt_subquery') -%}
     {%- endif -%}
     {%- do return(relation) -%}
 {%- endmacro %}

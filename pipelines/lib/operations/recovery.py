@@ -171,10 +171,9 @@ def process_alive(pid: int, *, not_started_after: float | None = None) -> bool:
 
 
 def _boot_time() -> float:
-    for line in Path("/proc/stat").read_text().splitlines():
-        if line.startswith("btime "):
-            return float(line.split()[1])
-    return 0.0
+    """When the machine booted, in epoch seconds, to the hundredth: now minus the uptime (`btime` in /proc/stat
+    is whole seconds, which could make a process started just after a run look as old as the run)."""
+    return time.time() - float(Path("/proc/uptime").read_text().split()[0])
 
 
 def _first_event_pid(instance: dg.DagsterInstance, run_id: str) -> int | None:

@@ -269,3 +269,38 @@ def test_incremental_run_after_a_restatement_equals_a_full_refresh_on_spark(tmp_
 
     _dbt(home, tmp_path / "target", "--full-refresh", engine="spark")
     assert _spark_snapshot(home) == incremental
+
+
+def test_a_source_row_delivered_twice_fails_the_run_that_rebuilds_its_period(tmp_path: Path):
+    """A source's row key is tested once, on the cost lines every source's rows reach (no per-source test reads the
+    whole source on every run): a February line copied behind the loader's back changes February's row count, so
+    the next run rebuilds February and its key test there finds the copy, naming the source."""
+    home = FinopsHome(tmp_path / "home")
+    _deliver_first(tmp_path, home)
+    target = tmp_path / "target"
+    _dbt(home, target, tests=True)
+
+    february = next((home.lake / "raw" / "aws_cur_line_items").glob("*/2026-02-01/*.parquet"))
+    with connect(home.warehouse) as con:
+        con.execute(
+            f"copy (select * from read_parquet('{february}') where _source_row = 7) "
+            f"to '{february.with_name('copied.parquet')}' (format parquet)"
+        )
+
+    command = [str(Path(sys.executable).parent / "dbt"), "build", "--select", *SELECT, "--target-path", str(target)]
+    command += ["--exclude-resource-type", "unit_test", "--indirect-selection", "cautious"]
+    command += ["--vars", json.dumps({"onprem_costs_through": "2026-02-20"})]
+    found = subprocess.run(
+        command, cwd=DBT_PROJECT_DIR, env=dbt_environment(home.root), capture_output=True, text=True, timeout=900
+    )
+    assert found.returncode != 0
+    results = json.loads((target / "run_results.json").read_text(encoding="utf-8"))["results"]
+    failing = {r["unique_id"].split(".")[2]: r["failures"] for r in results if r["status"] == "fail"}
+    key_test = "unique_combination_of_columns_int_billing__cost_lines_x_source__x_load_id__x_source_file__x_source_row"
+    assert failing == {key_test: 1}, "one key on two rows, and nothing else broken"
+    with connect(home.warehouse, read_only=True) as con:
+        rebuilt = con.execute(
+            "select strftime(BillingPeriodStart, '%Y-%m'), count(*) from intermediate.int_billing__cost_lines "
+            "where x_source = 'aws_cur' and x_source_row = 7 group by 1 order by 1"
+        ).fetchall()
+    assert rebuilt == [("2026-01", 1), ("2026-02", 2)], "February rebuilt with the copy, January untouched"

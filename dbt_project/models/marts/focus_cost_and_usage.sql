@@ -229,9 +229,14 @@ lines_to_build as (
 
     select * from cost_lines
     {%- if incremental %}
-    where BillingPeriodStart in ({{ billing_periods_to_rebuild('BillingPeriodStart', '_cost_lines_built_at') }})
-        or (select defaults_key from defaults_key)
-            <> (select max(_defaults_key) from {{ this }})
+    -- one list of periods (not `in (…) or <defaults changed>`, which made DuckDB scan every line to find none)
+    where BillingPeriodStart in (
+        {{ billing_periods_to_rebuild('BillingPeriodStart', '_cost_lines_built_at') }}
+        union all
+        select distinct BillingPeriodStart
+        from {{ ref('int_billing__cost_lines') }}
+        where (select defaults_key from defaults_key) <> (select max(_defaults_key) from {{ this }})
+    )
     {%- endif %}
 
 ),

@@ -19,10 +19,10 @@
       details without a price id) and prefixes provider-specific SkuPriceDetails keys with `x_`.
 
     Incremental by billing period, like the daily marts: a run rebuilds the billing periods whose cost lines
-    were rebuilt after this table last read them (_cost_lines_built_at), and every period when the
-    account and service defaults, learnt from all cost lines, changed since (_defaults_key): a new file
-    naming an account's type changes that account's lines in every period. The two `_` columns are build
-    bookkeeping; the export leaves them out.
+    were rebuilt after this table last read them (_cost_lines_built_at), and every period when the account
+    and service defaults learnt from all cost lines (int_billing__learnt_defaults) changed since
+    (_defaults_key): a new file naming an account's type changes that account's lines in every period. The
+    two `_` columns are build bookkeeping; the export leaves them out.
 -#}
 
 {{ config(
@@ -181,46 +181,46 @@ cost_lines as (
 
 ),
 
--- The type a billing account or sub account has on the lines whose file names one, when it is
--- always the same: older files of the same account leave it empty. Learnt from every period, each
--- from its own narrow scan of the cost lines (a CTE read twice would be held in memory whole).
+-- The defaults learnt from every cost line (int_billing__learnt_defaults), one list per column they fill.
 billing_account_types as (
 
-    {{ only_value_per_key(ref('int_billing__cost_lines'), ['ProviderName', 'BillingAccountId'], 'BillingAccountType') }}
+    select provider_name as ProviderName, key_value as BillingAccountId, default_value as BillingAccountType
+    from {{ ref('int_billing__learnt_defaults') }}
+    where default_column = 'BillingAccountType'
 
 ),
 
 sub_account_types as (
 
-    {{ only_value_per_key(ref('int_billing__cost_lines'), ['ProviderName', 'SubAccountId'], 'SubAccountType') }}
+    select provider_name as ProviderName, key_value as SubAccountId, default_value as SubAccountType
+    from {{ ref('int_billing__learnt_defaults') }}
+    where default_column = 'SubAccountType'
 
 ),
 
--- Likewise the one subcategory a provider's service has where its files name it.
 service_subcategories as (
 
-    {{ only_value_per_key(
-        ref('int_billing__cost_lines'), ['ProviderName', 'ServiceName', 'ServiceCategory'], 'ServiceSubcategory'
-    ) }}
+    select
+        provider_name as ProviderName,
+        key_value as ServiceName,
+        key_category as ServiceCategory,
+        default_value as ServiceSubcategory
+    from {{ ref('int_billing__learnt_defaults') }}
+    where default_column = 'ServiceSubcategory'
 
 ),
 
--- One value for all the defaults above (never null, also without any): when it differs from the one the
--- table was built with, every period is rebuilt.
+-- One value for all the defaults (never null, also without any): when it differs from the one the table was
+-- built with, every period is rebuilt.
 defaults_key as (
 
     select {{ dbt.hash('coalesce(' ~ dbt.listagg('default_row', "'|'", 'order by default_row') ~ ", '')") }} as defaults_key
     from (
-        select {{ dbt.concat(["'billing'", "'/'", 'ProviderName', "'/'", 'BillingAccountId', "'/'", 'BillingAccountType']) }} as default_row
-        from billing_account_types
-        union all
-        select {{ dbt.concat(["'sub'", "'/'", 'ProviderName', "'/'", 'SubAccountId', "'/'", 'SubAccountType']) }}
-        from sub_account_types
-        union all
         select {{ dbt.concat([
-            "'service'", "'/'", 'ProviderName', "'/'", 'ServiceName', "'/'", 'ServiceCategory', "'/'", 'ServiceSubcategory'
-        ]) }}
-        from service_subcategories
+            'default_column', "'/'", 'provider_name', "'/'", 'key_value', "'/'", "coalesce(key_category, '')",
+            "'/'", 'default_value',
+        ]) }} as default_row
+        from {{ ref('int_billing__learnt_defaults') }}
     ) as default_rows
 
 ),

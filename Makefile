@@ -66,7 +66,8 @@ test-setup: install chromium
 	$(BIN)/python -c "from pipelines.lib.transform.dbt import ensure_manifest; ensure_manifest()"
 
 # Benchmark (docs/benchmarks.md): DuckDB's own load of N CUR 2.0 line items vs the project's ingest, dbt build and
-# daily incremental run, for 1M and 10M rows. Takes about an hour on 2 cores; e.g. BENCH_ARGS="--rows 1000000".
+# daily incremental run, for 1M, 10M and 30M rows. About 16 minutes on 2 cores once the data exist (generating them
+# the first time adds about 5, mostly the 30M); e.g. BENCH_ARGS="--rows 1000000".
 ENGINE ?= duckdb
 bench: install  ## ENGINE=spark: the same runs with dbt on Spark (local[2]); results beside DuckDB's
 	$(BIN)/python -m bench.run --engine $(ENGINE) $(BENCH_ARGS)

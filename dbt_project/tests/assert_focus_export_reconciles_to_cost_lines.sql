@@ -25,7 +25,7 @@ exported as (
     select
         BillingPeriodStart,
         BillingCurrency,
-        sum(case when x_RowOrigin = 'Delivered' then 1 else 0 end) as line_count,
+        count(case when x_RowOrigin = 'Delivered' then 1 end) as line_count,
         sum(BilledCost) as billed_cost,
         sum(EffectiveCost) as effective_cost
     from {{ ref('focus_cost_and_usage') }}

@@ -18,8 +18,10 @@ from pipelines.lib.settings import PROJECT_ROOT
 DBT = str(Path(sys.executable).parent / "dbt")
 GENERIC_TEST = PROJECT_ROOT / "dbt_project" / "tests" / "generic" / "test_column_rules.sql"
 
-# ids 2 and 3 are missing (not_null); row 3's amount is below zero (non_negative); row 4's kind is not accepted.
-# Row 5's null amount and kind pass, as in dbt's single-column tests; row 6's quote in a value is escaped.
+# ids 2 and 3 are missing (not_null); row 3's amount is below zero (non_negative); row 4's kind is not accepted;
+# row 3 is of kind a with an amount of 4 or less (the expression). Row 5's null amount and kind pass, as in dbt's
+# single-column tests and in expression_is_true (the expression is null there, not false); row 6's quote in a value is
+# escaped.
 BAD_ROWS = "id,amount,kind\n1,5.50,a\n,3,b\n,-2,a\n4,0,c\n5,,\n6,1,it's\n"
 CLEAN_ROWS = "id,amount,kind\n1,5.50,a\n2,0,b\n3,,\n"
 
@@ -36,6 +38,8 @@ seeds:
             non_negative: [amount]
             accepted_values:
               kind: ["a", "b", "it's"]
+            expressions:
+              kind a has an amount: kind <> 'a' or amount > 4
 """
 
 
@@ -64,10 +68,15 @@ def test_each_broken_rule_is_a_failing_row_with_its_count_and_clean_rows_pass(tm
     )
     assert done.returncode == 1, done.stdout[-3000:]
     assert "PASS clean_rows_column_rules" in done.stdout, done.stdout[-3000:]
-    assert "FAIL 3 bad_rows_column_rules" in done.stdout, done.stdout[-3000:]
+    assert "FAIL 4 bad_rows_column_rules" in done.stdout, done.stdout[-3000:]
 
     with duckdb.connect(str(project / "rules.duckdb"), read_only=True) as con:
         failures = con.sql(
             "select broken_rule, failing_rows from main_dbt_test__audit.bad_rows_column_rules order by 1"
         ).fetchall()
-    assert failures == [("amount is negative", 1), ("id is null", 2), ("kind is not an accepted value", 1)]
+    assert failures == [
+        ("amount is negative", 1),
+        ("id is null", 2),
+        ("kind a has an amount", 1),
+        ("kind is not an accepted value", 1),
+    ]

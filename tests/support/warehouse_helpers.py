@@ -50,7 +50,6 @@ RUN_BOOKKEEPING_COLUMNS = frozenset(
         "cost_lines_built_at",
         "_cost_lines_built_at",
         "built_at",
-        "_built_at",
         "last_delivery",
         "expected_by",
     }

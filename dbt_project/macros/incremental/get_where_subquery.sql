@@ -2,8 +2,9 @@
     The relation a generic data test reads (dbt wraps each test's `model` with this macro; it also applies the
     test's own `where` config). On a run that rebuilt an incremental model, its tests read only the rows this
     run wrote: the model names, in `meta.rebuilt_rows_column`, a column it sets to the run's start on every row
-    it writes (int_billing__cost_lines: x_built_at). A full build or full refresh writes every row, so every
-    row is tested; a run that did not build the model (`dbt test` alone, or a selection without it) tests the
+    it writes (int_billing__cost_lines: x_built_at); a view names the column of the table it reads and, in
+    `meta.rebuilt_rows_written_by`, that table, whose building the filter then needs too (the FOCUS export: its
+    lines' x_built_at). A full build or full refresh writes every row, so every row is tested; a run that did not build the model (`dbt test` alone, or a selection without it) tests the
     whole table. The other rows were tested by the run that wrote them. Singular tests and the parents of
     relationships tests are not wrapped: they always read whole tables.
 -#}
@@ -39,6 +40,14 @@
         and node.unique_id in selected_resources
         and node.alias | lower == relation.identifier | lower
         and node.schema | lower == relation.schema | lower -%}
+        {#- a view (the FOCUS export) carries the column of the table it reads: filter only when that table was built -#}
+        {%- set writer = node.config.meta.get('rebuilt_rows_written_by') -%}
+        {%- if writer and not (graph.nodes.values()
+                | selectattr('resource_type', 'equalto', 'model')
+                | selectattr('name', 'equalto', writer)
+                | selectattr('unique_id', 'in', selected_resources) | list) -%}
+            {%- do return(none) -%}
+        {%- endif -%}
         {%- do return(node.config.meta["rebuilt_rows_column"] ~ " = " ~ this_run_started_at()) -%}
     {%- endfor -%}
     {%- do return(none) -%}

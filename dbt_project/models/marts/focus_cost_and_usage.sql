@@ -18,20 +18,14 @@
       without a quantity, a commitment status without a commitment, a meter without a SKU, price
       details without a price id) and prefixes provider-specific SkuPriceDetails keys with `x_`.
 
-    Incremental by billing period, like the daily marts: a run rebuilds the billing periods whose cost lines
-    were rebuilt after this table last read them (_cost_lines_built_at), and every period when the account
-    and service defaults learnt from all cost lines (int_billing__learnt_defaults) changed since
-    (_defaults_key): a new file naming an account's type changes that account's lines in every period. The
-    two `_` columns are build bookkeeping; the export leaves them out.
+    A view over the cost lines, not a second copy of them: a table would write every line again on every
+    build (a third of a full build's time at 10M lines), while `gpu-finops export focus` reads it once per
+    export. It is always current: a new file that names an account's type changes that account's lines in
+    every period at once. `_cost_lines_built_at` (the cost line's x_built_at, not exported) lets an incremental
+    run test only the lines it rebuilt; the learnt defaults are a small table tested on every run.
 -#}
 
-{{ config(
-    materialized='incremental',
-    on_schema_change='append_new_columns',
-    **replace_periods('BillingPeriodStart')
-) }}
-
-{%- set incremental = incremental_with_columns(['_cost_lines_built_at', '_defaults_key']) %}
+{{ config(materialized='view') }}
 
 {%- set string_columns = [
     'AvailabilityZone', 'BillingAccountId', 'BillingAccountName', 'BillingAccountType', 'BillingCurrency',
@@ -146,15 +140,16 @@
     'x_gpu_hours': 'case when x_gpu_hours is null then null else cast(0 as decimal(38, 12)) end',
 } -%}
 
-{#- Each column of a delivered row and of its unused-commitment row, chosen by row_origins below. -#}
+{#- Each column of a delivered row and of its unused-commitment row (x_row_origin, see cost_lines below). -#}
+{%- set exported_columns = (focus_columns | map(attribute=0) | list) + export_project_columns -%}
 {%- set by_origin = {} -%}
-{%- for column in (focus_columns | map(attribute=0) | list) + export_project_columns -%}
+{%- for column in exported_columns -%}
     {%- set delivered = delivered_overrides.get(column, column) -%}
     {%- set unused = unused_overrides.get(column, column) -%}
     {%- if delivered == unused -%}
         {%- do by_origin.update({column: column}) -%}
     {%- else -%}
-        {%- do by_origin.update({column: "case when row_origins.x_row_origin = 'Delivered' then "
+        {%- do by_origin.update({column: "case when x_row_origin = 'Delivered' then "
             ~ delivered ~ ' else ' ~ unused ~ ' end'}) -%}
     {%- endif -%}
 {%- endfor -%}
@@ -169,15 +164,34 @@
 
 with
 
+-- Every line once as delivered, and a commitment purchase with unused commitment once more as that unused
+-- commitment (x_row_origin). Split here, at the scan, so each step below reads one stream: a union further down
+-- would read a step twice, which DuckDB then materializes (and, as of 2.0.1, can answer a filter on wrongly), and a
+-- cross join with the two origins turns a filter on the view (a data test's) into a nested-loop join condition.
 cost_lines as (
 
+    {%- for origin in ['Delivered', 'Unused commitment'] %}
+
     select
-        {% for column in string_columns -%}
-        {{ blank_as_null(column) }} as {{ column }},
-        {% endfor -%}
-        {{ (other_columns + project_columns) | join(',\n        ') }},
-        x_built_at
-    from {{ ref('int_billing__cost_lines') }}
+        lines.*,
+        '{{ origin }}' as x_row_origin
+    from (
+        select
+            {% for column in string_columns -%}
+            {{ blank_as_null(column) }} as {{ column }},
+            {% endfor -%}
+            {{ (other_columns + project_columns) | join(',\n            ') }},
+            x_built_at
+        from {{ ref('int_billing__cost_lines') }}
+    ) as lines
+    {%- if not loop.first %}
+    where {{ unused_commitment_purchase }}
+    {%- endif %}
+    {%- if not loop.last %}
+
+    union all
+    {%- endif %}
+    {%- endfor %}
 
 ),
 
@@ -207,37 +221,6 @@ service_subcategories as (
         default_value as ServiceSubcategory
     from {{ ref('int_billing__learnt_defaults') }}
     where default_column = 'ServiceSubcategory'
-
-),
-
--- One value for all the defaults (never null, also without any): when it differs from the one the table was
--- built with, every period is rebuilt.
-defaults_key as (
-
-    select {{ dbt.hash('coalesce(' ~ dbt.listagg('default_row', "'|'", 'order by default_row') ~ ", '')") }} as defaults_key
-    from (
-        select {{ dbt.concat([
-            'default_column', "'/'", 'provider_name', "'/'", 'key_value', "'/'", "coalesce(key_category, '')",
-            "'/'", 'default_value',
-        ]) }} as default_row
-        from {{ ref('int_billing__learnt_defaults') }}
-    ) as default_rows
-
-),
-
-lines_to_build as (
-
-    select * from cost_lines
-    {%- if incremental %}
-    -- one list of periods (not `in (…) or <defaults changed>`, which made DuckDB scan every line to find none)
-    where BillingPeriodStart in (
-        {{ billing_periods_to_rebuild('BillingPeriodStart', '_cost_lines_built_at') }}
-        union all
-        select distinct BillingPeriodStart
-        from {{ ref('int_billing__cost_lines') }}
-        where (select defaults_key from defaults_key) <> (select max(_defaults_key) from {{ this }})
-    )
-    {%- endif %}
 
 ),
 
@@ -381,8 +364,9 @@ defaulted as (
         cost_lines.x_load_id,
         cost_lines.x_extensions,
         cost_lines.InvoiceIssuerName as x_delivered_invoice_issuer_name,
+        cost_lines.x_row_origin,
         cost_lines.x_built_at
-    from lines_to_build as cost_lines
+    from cost_lines
     left join billing_account_types
         on cost_lines.ProviderName = billing_account_types.ProviderName
         and cost_lines.BillingAccountId = billing_account_types.BillingAccountId
@@ -407,36 +391,21 @@ focus_nulls as (
         {% endif -%}
         {% endfor -%}
         {{ export_project_columns | join(',\n        ') }},
+        x_row_origin,
         x_built_at
     from defaulted
-
-),
-
--- Every line once as delivered, and a commitment purchase with unused commitment once more as that
--- unused commitment: one pass over the lines (a union of two selects would read them twice).
-row_origins as (
-
-    select 'Delivered' as x_row_origin
-    union all
-    select 'Unused commitment' as x_row_origin
 
 ),
 
 exported_rows as (
 
     select
-        {% for name, type in focus_columns -%}
-        {{ by_origin[name] }} as {{ name }},
-        {% endfor -%}
-        {%- for column in export_project_columns -%}
+        {% for column in exported_columns -%}
         {{ by_origin[column] }} as {{ column }},
         {% endfor -%}
-        row_origins.x_row_origin,
-        focus_nulls.x_built_at
+        x_row_origin,
+        x_built_at
     from focus_nulls
-    cross join row_origins
-    where row_origins.x_row_origin = 'Delivered'
-        or ({{ unused_commitment_purchase }})
 
 ),
 
@@ -449,11 +418,8 @@ final as (
         {%- for column, name, type in x_columns -%}
         cast({{ column }} as {{ type }}) as {{ name }},
         {% endfor -%}
-        cast(exported_rows.x_built_at as timestamp) as _cost_lines_built_at,
-        defaults_key.defaults_key as _defaults_key,
-        {{ this_run_started_at() }} as _built_at
+        cast(x_built_at as timestamp) as _cost_lines_built_at
     from exported_rows
-    cross join defaults_key
 
 )
 

@@ -15,11 +15,21 @@ import sys
 import time
 from pathlib import Path
 
+import psutil
 import pytest
 
 from bench.curve import SERIES, curve_points, write_curve
 from bench.price_list import SNAPSHOT
-from bench.run import ProcessMemory, TreeMemory, markdown, results_markers, scaling_ratios, summed_rss, write_doc
+from bench.run import (
+    ProcessMemory,
+    TreeMemory,
+    markdown,
+    measure_phase,
+    results_markers,
+    scaling_ratios,
+    summed_rss,
+    write_doc,
+)
 from pipelines.lib.settings import PROJECT_ROOT
 
 
@@ -74,6 +84,15 @@ def test_peak_memory_counts_child_processes():
         child.wait(timeout=60)
         time.sleep(0.1)
     assert memory.peak > 300 * 1024 * 1024
+
+
+def test_a_phase_peak_is_its_own_tree_without_the_harness(tmp_path: Path):
+    """The harness holds its imports (well over 100 MB) through every phase: a phase's peak must not include them."""
+    hold = "import time; block = bytearray(300 * 1024 * 1024); block[::4096] = b'x' * len(block[::4096]); time.sleep(1)"
+    harness = psutil.Process().memory_info().rss
+    assert harness > 100 * 1024 * 1024, "the harness is too small for this test to tell the two apart"
+    phase = measure_phase("hold", [sys.executable, "-c", hold], rows=1, env=dict(os.environ), cwd=tmp_path, limit=None)
+    assert 300 * 1024 * 1024 < phase.peak_rss_bytes < 300 * 1024 * 1024 + harness
 
 
 def test_cpu_of_a_descendant_that_is_never_reaped_is_counted(tmp_path: Path):
@@ -170,6 +189,7 @@ MACHINE = {
     "versions": {},
     "engine": "duckdb",
     "load_average_at_start": [0.0, 0.0, 0.0],
+    "harness_rss_gb": 0.14,
 }
 RATIOS = {
     "ingest_vs_baseline": 1.0,

@@ -50,26 +50,6 @@
     'Security': ['awskms', 'AWSSecretsManager', 'AmazonGuardDuty', 'AWSSecurityHub', 'awswaf', 'AWSShield', 'AWSCertificateManager', 'AmazonInspectorV2', 'AmazonMacie', 'AmazonCognito', 'AWSFMS', 'CloudHSM', 'AWSNetworkFirewall'],
     'Storage': ['AmazonS3', 'AmazonEFS', 'AmazonFSx', 'AmazonGlacier', 'AmazonS3GlacierDeepArchive', 'AWSBackup', 'AWSStorageGateway'],
 } -%}
-{%- set extension_columns = [
-    ('x_UsageType', 'line_item_usage_type'),
-    ('x_Operation', 'line_item_operation'),
-    ('x_ProductCode', 'line_item_product_code'),
-    ('x_ServiceCode', 'product_servicecode'),
-    ('x_LineItemType', 'line_item_line_item_type'),
-    ('x_BillType', 'bill_bill_type'),
-    ('x_PurchaseOption', 'pricing_purchase_option'),
-    ('x_LineItemId', 'identity_line_item_id'),
-    ('x_CurFormat', 'x_cur_format'),
-] -%}
-{#- x_extensions: a flat JSON object of these columns as strings, escaped with portable SQL only. -#}
-{%- set extension_parts = ["'{'"] -%}
-{%- for key, column in extension_columns -%}
-    {%- set escaped = "replace(replace(" ~ column ~ ", chr(92), chr(92) || chr(92)), chr(34), chr(92) || chr(34))" -%}
-    {%- set member = dbt.concat(["'\"" ~ key ~ "\":\"'", escaped, "'\"'"]) -%}
-    {%- do extension_parts.append("coalesce(" ~ member ~ ", '\"" ~ key ~ "\":null')") -%}
-    {%- if not loop.last %}{% do extension_parts.append("','") %}{% endif -%}
-{%- endfor -%}
-{%- do extension_parts.append("'}'") -%}
 
 with
 
@@ -268,7 +248,17 @@ renamed as (
             end
         ) as x_instance_type,
         {{ dbt.safe_cast(json_extract_string('product', 'gpu'), 'decimal(18, 6)') }} as x_sku_gpu_count,
-        {{ dbt.concat(extension_parts) }} as x_extensions,
+        {{ json_object_of_text({
+            'x_UsageType': 'line_item_usage_type',
+            'x_Operation': 'line_item_operation',
+            'x_ProductCode': 'line_item_product_code',
+            'x_ServiceCode': 'product_servicecode',
+            'x_LineItemType': 'line_item_line_item_type',
+            'x_BillType': 'bill_bill_type',
+            'x_PurchaseOption': 'pricing_purchase_option',
+            'x_LineItemId': 'identity_line_item_id',
+            'x_CurFormat': 'x_cur_format',
+        }) }} as x_extensions,
         x_cur_format,
         x_load_id,
         x_source_file,

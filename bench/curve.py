@@ -57,7 +57,7 @@ def curve_spec(report: dict[str, Any], *, memory_target_gb: float) -> dict[str, 
         "rows:Q",
         title="CUR 2.0 line items (N)",
         scale=alt.Scale(type="log", domain=domain, nice=False),
-        axis=alt.Axis(format="~s", values=sorted(set(sizes))),
+        axis=alt.Axis(format=".2~s", values=sorted(set(sizes))),
     )
     color = alt.Color("series:N", title="", sort=list(SERIES), legend=alt.Legend(orient="bottom", columns=2))
     seconds = (
@@ -65,7 +65,7 @@ def curve_spec(report: dict[str, Any], *, memory_target_gb: float) -> dict[str, 
         .mark_line(point=True)
         .encode(x=rows, y=alt.Y("seconds:Q", title="seconds", scale=alt.Scale(type="log")), color=color)
     )
-    memory = alt.Chart(data, title="Peak memory of the process tree").mark_line(point=True)
+    memory = alt.Chart(data, title="Peak memory of each phase's process tree").mark_line(point=True)
     memory = memory.encode(x=rows, y=alt.Y("peak_gb:Q", title="GB", scale=alt.Scale(zero=True)), color=color)
     target = (
         alt.Chart(alt.Data(values=[{"target": memory_target_gb, "label": f"target {memory_target_gb:g} GB"}]))

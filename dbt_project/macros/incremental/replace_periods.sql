@@ -3,7 +3,7 @@
     the marts built from it by period), one choice per engine, used as
     `config(materialized='incremental', **replace_periods(['x_source', 'BillingPeriodStart']))`.
 
-    DuckDB: delete+insert on the period key (macros/cross_db/delete_insert.sql), so a run's rows for a key replace
+    DuckDB: delete+insert on the period key (macros/duckdb/delete_insert.sql), so a run's rows for a key replace
     every old row of that key.
     Spark: Parquet tables have no delete. The table is partitioned by the key and each run overwrites the
     partitions its rows fall in (insert_overwrite; dbt-spark turns on dynamic partition overwrite,

@@ -256,7 +256,6 @@ renamed as (
             'x_LineItemType': 'line_item_line_item_type',
             'x_BillType': 'bill_bill_type',
             'x_PurchaseOption': 'pricing_purchase_option',
-            'x_LineItemId': 'identity_line_item_id',
             'x_CurFormat': 'x_cur_format',
         }) }} as x_extensions,
         x_cur_format,

@@ -18,3 +18,31 @@
         on cast(lines.BillingPeriodStart as timestamp) = summed.period_start
     where summed.built_at is null or lines.built_at > summed.built_at
 {% endmacro %}
+
+{#-
+    Pre-hook of an incremental mart that keeps only some cost lines (fct_gpu_spend_daily, the GPU lines): empties
+    the billing periods it is about to rebuild. delete+insert (and Spark's insert_overwrite) replace only the periods
+    the new rows carry, so a period restated without any GPU line would keep its old rows; emptied first, it ends
+    as a full refresh leaves it. On DuckDB the delete runs in the model's transaction, before its rows are computed
+    (they are the same periods: emptied, a period still counts as new to the table). Spark's Parquet tables have no
+    DELETE: the periods' partitions are dropped.
+-#}
+{% macro clear_billing_periods_to_rebuild(period_column='billing_period_start', built_at_column='cost_lines_built_at') %}
+    {%- if execute and incremental_with_columns([built_at_column]) -%}
+        {{ return(adapter.dispatch('clear_billing_periods_to_rebuild', 'gpu_finops')(period_column, built_at_column)) }}
+    {%- endif -%}
+{% endmacro %}
+
+{% macro default__clear_billing_periods_to_rebuild(period_column, built_at_column) -%}
+    delete from {{ this }}
+    where {{ period_column }} in ({{ billing_periods_to_rebuild(period_column, built_at_column) }})
+{%- endmacro %}
+
+{% macro spark__clear_billing_periods_to_rebuild(period_column, built_at_column) -%}
+    {%- for period in run_query(billing_periods_to_rebuild(period_column, built_at_column)).columns[0].values() -%}
+        {%- do run_query(
+            'alter table ' ~ this ~ ' drop if exists partition ('
+            ~ period_column ~ " = '" ~ period.strftime('%Y-%m-%d %H:%M:%S') ~ "')"
+        ) -%}
+    {%- endfor -%}
+{%- endmacro %}

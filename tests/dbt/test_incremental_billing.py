@@ -5,7 +5,8 @@ of the cost lines, both daily marts and the FOCUS export (a view over the cost l
 build, a delivery that restates one billing period, an incremental build, a run on the tables as a pre-incremental
 warehouse holds them (no bookkeeping columns), then `--full-refresh` of the same warehouse. Every column but the
 bookkeeping timestamps must be equal, Decimal for Decimal; and the incremental build must have rebuilt only
-the restated period (the other period keeps the first build's x_built_at). The same restatement on Spark
+the restated period (the other period keeps the first build's x_built_at). A restatement that drops every GPU line
+of a period must drop the period from the GPU spend mart too. The same restatements on Spark
 (marker `spark`), where the models overwrite the partitions of the periods they rebuild, must equal Spark's full
 refresh too, read from the tables' Parquet files."""
 
@@ -19,6 +20,7 @@ from datetime import date
 from decimal import Decimal
 from pathlib import Path
 
+import duckdb
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 import pytest
@@ -28,7 +30,7 @@ from pipelines.lib.ingest.landing import register
 from pipelines.lib.settings import DBT_PROJECT_DIR, FinopsHome
 from pipelines.lib.warehouse.raw_schema import ensure_raw_tables
 from pipelines.lib.warehouse.warehouse import connect
-from sources.synthetic.scale import write_cur2
+from sources.synthetic.scale import GPU_TYPES, write_cur2
 from tests.support.dbt_helpers import dbt_environment
 
 SELECT = ["+fct_cost_daily", "+fct_gpu_spend_daily", "+focus_cost_and_usage"]
@@ -163,6 +165,41 @@ def test_incremental_run_after_a_restatement_equals_a_full_refresh(tmp_path: Pat
     assert _snapshot(home) == incremental
 
 
+def _restate_february_without_gpu_lines(tmp_path: Path, home: FinopsHome) -> None:
+    """February restated without its GPU lines (every other line stays, with other values)."""
+    february = write_cur2(tmp_path / "second", rows=2050, seed=2, start=date(2026, 1, 1), days=41, last_month_only=True)
+    gpu_types = ", ".join(f"'{name}'" for name, _, _ in GPU_TYPES)
+    with duckdb.connect() as con:
+        for part in sorted(february[0].path.rglob("*.parquet")):
+            kept = part.with_suffix(".kept")
+            con.execute(
+                f"copy (select * from read_parquet('{part}') "
+                f"where coalesce(product_instance_type, '') not in ({gpu_types})) to '{kept}' (format parquet)"
+            )
+            kept.replace(part)
+    register(home, "aws_cur", february[0].path)
+    ingest(home, "aws_cur")
+
+
+def test_a_restatement_that_drops_every_gpu_line_of_a_period_drops_it_from_the_gpu_mart(tmp_path: Path):
+    """February restated without its GPU lines: its cost lines are rebuilt, but no GPU line is left to carry
+    February into fct_gpu_spend_daily's new rows. The mart must lose February's GPU spend, as a full refresh does,
+    not keep the first build's rows (macro clear_billing_periods_to_rebuild)."""
+    home = FinopsHome(tmp_path / "home")
+    _deliver_first(tmp_path, home)
+    _dbt(home, tmp_path / "target")
+    with connect(home.warehouse, read_only=True) as con:
+        periods = con.execute("select distinct billing_period_start::date::varchar from marts.fct_gpu_spend_daily")
+        assert sorted(periods.fetchall()) == [("2026-01-01",), ("2026-02-01",)]
+
+    _restate_february_without_gpu_lines(tmp_path, home)
+    _dbt(home, tmp_path / "target")
+    incremental = _snapshot(home)
+    assert {row[2].date().isoformat() for row in incremental["marts.fct_gpu_spend_daily"]} == {"2026-01-01"}
+    _dbt(home, tmp_path / "target", "--full-refresh")
+    assert _snapshot(home) == incremental
+
+
 def _failing_tests(target: Path) -> dict[str, int]:
     results = json.loads((target / "run_results.json").read_text(encoding="utf-8"))["results"]
     return {r["unique_id"].split(".")[2]: r["failures"] for r in results if r["status"] == "fail"}
@@ -261,6 +298,24 @@ def test_incremental_run_after_a_restatement_equals_a_full_refresh_on_spark(tmp_
         2050,
     )
 
+    _dbt(home, tmp_path / "target", "--full-refresh", engine="spark")
+    assert _spark_snapshot(home) == incremental
+
+
+@pytest.mark.spark
+def test_a_restatement_that_drops_every_gpu_line_of_a_period_drops_it_from_the_gpu_mart_on_spark(tmp_path: Path):
+    """The same on Spark, whose insert_overwrite replaces only the partitions the new rows fall in: February's
+    partition of fct_gpu_spend_daily is dropped, and the tables equal Spark's full refresh."""
+    home = FinopsHome(tmp_path / "home")
+    _deliver_first(tmp_path, home)
+    _dbt(home, tmp_path / "target", engine="spark")
+    assert _spark_period_files(home, "marts.fct_gpu_spend_daily", "2026-02-01")
+
+    _restate_february_without_gpu_lines(tmp_path, home)
+    _dbt(home, tmp_path / "target", engine="spark")
+    incremental = _spark_snapshot(home)
+    spend = ds.dataset(_spark_table(home, "marts.fct_gpu_spend_daily"), format="parquet", partitioning="hive")
+    assert {str(value)[:7] for value in spend.to_table().column("billing_period_start").to_pylist()} == {"2026-01"}
     _dbt(home, tmp_path / "target", "--full-refresh", engine="spark")
     assert _spark_snapshot(home) == incremental
 

@@ -6,12 +6,14 @@
 
     Incremental by billing period: a run rebuilds the billing periods whose cost lines were rebuilt
     (int_billing__cost_lines.x_built_at) after this table last summed them (cost_lines_built_at),
-    and replaces them whole. See int_billing__cost_lines for when a full refresh is needed.
+    and replaces them whole, emptying them first (a period restated without GPU lines has no new rows to
+    replace the old ones by). See int_billing__cost_lines for when a full refresh is needed.
 -#}
 
 {{ config(
     materialized='incremental',
     on_schema_change='append_new_columns',
+    pre_hook="{{ clear_billing_periods_to_rebuild() }}",
     **replace_periods('billing_period_start')
 ) }}
 

@@ -35,8 +35,8 @@
     create table {{ relation }} as
     select
         {%- for column in model.columns.values() %}
-        cast({{ adapter.quote(column.name) if column.quote else column.name }} as {{ column.data_type }})
-            as {{ adapter.quote(column.name) if column.quote else column.name }}{{ ',' if not loop.last }}
+        {%- set name = adapter.quote(column.name) if column.quote else column.name %}
+        cast({{ name }} as {{ column.data_type }}) as {{ name }}{{ ',' if not loop.last }}
         {%- endfor %}
     from (
         {{ compiled_code }}

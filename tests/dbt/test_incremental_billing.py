@@ -1,9 +1,10 @@
 """Incremental billing models: after a restating delivery, an incremental run equals a full refresh, exactly.
 
-Real CUR 2.0 Parquet from the scale generator, the real ingest into a real DuckDB file, real dbt runs
-of the cost lines, both daily marts and the FOCUS export (a view over the cost lines) and what they read: a first
-build, a delivery that restates one billing period, an incremental build, a run on the tables as a pre-incremental
-warehouse holds them (no bookkeeping columns), then `--full-refresh` of the same warehouse. Every column but the
+Real CUR 2.0 Parquet from the scale generator, the real ingest into a real DuckDB file, real dbt runs of the
+cost lines, both daily marts, the monthly commitment coverage and the FOCUS export (a view over the cost lines) and
+what they read: a first build, a delivery that restates one billing period, an incremental build, a run on the
+tables as a pre-incremental warehouse holds them (no bookkeeping columns), then `--full-refresh` of the same
+warehouse. Every column but the
 bookkeeping timestamps must be equal, Decimal for Decimal; and the incremental build must have rebuilt only
 the restated period (the other period keeps the first build's x_built_at). A restatement that drops every GPU line
 of a period must drop the period from the GPU spend mart too. The same restatements on Spark
@@ -33,12 +34,13 @@ from pipelines.lib.warehouse.warehouse import connect
 from sources.synthetic.scale import GPU_TYPES, write_cur2
 from tests.support.dbt_helpers import dbt_environment
 
-SELECT = ["+fct_cost_daily", "+fct_gpu_spend_daily", "+focus_cost_and_usage"]
+SELECT = ["+fct_cost_daily", "+fct_gpu_spend_daily", "+fct_commitment_coverage_monthly", "+focus_cost_and_usage"]
 FOCUS = "marts.focus_cost_and_usage"
 TABLES = {
     "intermediate.int_billing__cost_lines": (("x_built_at",), "x_source, x_load_id, x_source_file, x_source_row"),
     "marts.fct_cost_daily": (("cost_lines_built_at", "built_at"), "cost_daily_key"),
     "marts.fct_gpu_spend_daily": (("cost_lines_built_at", "built_at"), "gpu_spend_daily_key"),
+    "marts.fct_commitment_coverage_monthly": (("cost_lines_built_at", "built_at"), "commitment_coverage_monthly_key"),
 }
 """Each incremental table: its bookkeeping timestamps (left out of comparisons) and an order for its rows."""
 FOCUS_ORDER = "x_SourceFormat, x_LoadId, x_SourceFile, x_SourceRow, x_RowOrigin"
@@ -120,6 +122,23 @@ def _built_at(home: FinopsHome) -> dict[str, object]:
     return dict(rows)
 
 
+def _marts_built_at(home: FinopsHome) -> dict[tuple[str, str], object]:
+    """When each incremental mart last wrote each billing month: (mart, month) → built_at."""
+    periods = {
+        "marts.fct_cost_daily": "billing_period_start",
+        "marts.fct_gpu_spend_daily": "billing_period_start",
+        "marts.fct_commitment_coverage_monthly": "billing_month",
+    }
+    with connect(home.warehouse, read_only=True) as con:
+        return {
+            (mart, month): built_at
+            for mart, period in periods.items()
+            for month, built_at in con.execute(
+                f"select strftime({period}, '%Y-%m'), max(built_at) from {mart} group by 1"
+            ).fetchall()
+        }
+
+
 def _parquet_cost(path: Path) -> Decimal:
     """Sum of line_item_unblended_cost over a delivery's Parquet files, read independently of the project."""
     total = Decimal(0)
@@ -133,13 +152,19 @@ def test_incremental_run_after_a_restatement_equals_a_full_refresh(tmp_path: Pat
     home = FinopsHome(tmp_path / "home")
     first = _deliver_first(tmp_path, home)
     _dbt(home, tmp_path / "target")
-    before = _built_at(home)
+    before, marts_before = _built_at(home), _marts_built_at(home)
 
     february = _restate_february(tmp_path, home)
     _dbt(home, tmp_path / "target")
-    after = _built_at(home)
+    after, marts_after = _built_at(home), _marts_built_at(home)
     assert after["2026-01"] == before["2026-01"], "January did not change and must not be rebuilt"
     assert after["2026-02"] > before["2026-02"]
+    assert len(marts_before) == 6, "each of the three marts has January and February"
+    for mart, month in marts_before:
+        if month == "2026-01":
+            assert marts_after[mart, month] == marts_before[mart, month], f"{mart}: January was rebuilt"
+        else:
+            assert marts_after[mart, month] > marts_before[mart, month], f"{mart}: February was not rebuilt"
     incremental = _snapshot(home)
 
     expected_cost = _parquet_cost(first[0].path) + _parquet_cost(february.path)
@@ -157,6 +182,7 @@ def test_incremental_run_after_a_restatement_equals_a_full_refresh(tmp_path: Pat
         con.execute("alter table intermediate.int_billing__cost_lines drop column x_built_at")
         con.execute("alter table marts.fct_cost_daily drop column cost_lines_built_at")
         con.execute("alter table marts.fct_gpu_spend_daily drop column cost_lines_built_at")
+        con.execute("alter table marts.fct_commitment_coverage_monthly drop column cost_lines_built_at")
     _dbt(home, tmp_path / "target")
     assert _snapshot(home) == incremental
     assert min(_built_at(home).values()) > after["2026-02"]

@@ -5,7 +5,21 @@
     commitment is one row per provider and month with no commitment, so rates over the whole bill add up.
     KPIs and sources: gpu-metrics reference section 6 (FinOps Foundation FOCUS use cases, microsoft/finops-toolkit,
     AWS Cost Explorer). Owned servers (provider On-premises) carry no commitments and are left out.
+
+    Incremental by billing month: a run rebuilds the months whose cost lines were rebuilt
+    (int_billing__cost_lines.x_built_at) after this table last summed them (cost_lines_built_at), emptying
+    them first, and replaces them whole; every figure here is within one month. See int_billing__cost_lines
+    for when a full refresh is needed.
 -#}
+
+{{ config(
+    materialized='incremental',
+    on_schema_change='append_new_columns',
+    pre_hook="{{ clear_billing_periods_to_rebuild('billing_month', by_month=true) }}",
+    **replace_periods('billing_month')
+) }}
+
+{%- set incremental = incremental_with_columns(['cost_lines_built_at']) %}
 
 {%- set grain = [
     'billing_month', 'provider_name', 'commitment_discount_id', 'commitment_discount_type',
@@ -49,9 +63,14 @@ lines as (
             and coalesce(CommitmentDiscountStatus, '') <> 'Unused'
             and (ServiceCategory = 'Compute' or CommitmentDiscountStatus = 'Used'),
             false
-        ) as is_eligible_usage
+        ) as is_eligible_usage,
+        x_built_at
     from {{ ref('int_billing__cost_lines') }}
     where coalesce(ProviderName, '') <> 'On-premises'
+    {%- if incremental %}
+        and cast({{ dbt.date_trunc('month', 'BillingPeriodStart') }} as date)
+            in ({{ billing_periods_to_rebuild('billing_month', by_month=true) }})
+    {%- endif %}
 
 ),
 
@@ -88,7 +107,8 @@ by_commitment as (
                 else 0
             end
         ) as commitment_savings,
-        count(*) as cost_line_count
+        count(*) as cost_line_count,
+        max(x_built_at) as cost_lines_built_at
     from lines
     group by
         billing_month,
@@ -151,7 +171,9 @@ final as (
         {{ decimal_divide('list_cost - effective_cost', 'list_cost', 6) }} as effective_savings_rate,
         cast(negotiated_savings as decimal(38, 12)) as negotiated_savings,
         cast(commitment_savings as decimal(38, 12)) as commitment_savings,
-        cast(cost_line_count as bigint) as cost_line_count
+        cast(cost_line_count as bigint) as cost_line_count,
+        cast(cost_lines_built_at as timestamp) as cost_lines_built_at,
+        {{ this_run_started_at() }} as built_at
     from with_provider_totals
 
 )

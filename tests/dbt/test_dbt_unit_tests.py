@@ -10,6 +10,7 @@ the unit tests run against the standalone cluster (tests/spark/test_spark_engine
 
 from __future__ import annotations
 
+import re
 import subprocess
 
 from tests.dbt.test_finance_marts import FINANCE_MARTS, FINANCE_UNIT_TESTS
@@ -28,4 +29,4 @@ def _check_build(result: subprocess.CompletedProcess[str], declared: set[str]) -
     passed = passed_unit_tests(result.stdout)
     assert passed == declared, sorted(declared ^ passed)
     for mart in FINANCE_MARTS:
-        assert f"OK created sql table model marts.{mart} " in result.stdout, mart
+        assert re.search(rf"OK created sql (table|incremental) model marts\.{mart} ", result.stdout), mart

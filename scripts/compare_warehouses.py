@@ -25,8 +25,9 @@ from pathlib import Path
 import duckdb
 
 DEFAULT_SCHEMAS = ("marts", "intermediate")
-BUILD_BOOKKEEPING = ("%built_at",)
-"""When a row was built: the same data, built twice, differs here."""
+BUILD_BOOKKEEPING = ("%built_at", "%fingerprint", "%checksum")
+"""When a row was built, and the fingerprint of the inputs it was built from (which holds that time and a hash
+each engine computes its own way): the same data, built twice or on another engine, differs here."""
 LOAD_LINEAGE = ("%load_id", "%loadid", "%ingested_at", "%source_file", "%sourcefile")
 """Which load wrote a row, when, and its landing path (which carries the arrival time): the same files, loaded
 twice (two `make demo` runs), differ here."""

@@ -26,29 +26,15 @@
 {#-
     Pre-hook of an incremental mart that keeps only some cost lines (fct_gpu_spend_daily, the GPU lines;
     fct_commitment_coverage_monthly, all but the owned servers'): empties the billing periods (or months) it is
-    about to rebuild. delete+insert (and Spark's insert_overwrite) replace only the periods the new rows carry,
-    so a period restated without any line the mart keeps would keep its old rows; emptied first, it ends as a
-    full refresh leaves it. On DuckDB the delete runs in the model's transaction, before its rows are computed
-    (they are the same periods: emptied, a period still counts as new to the table). Spark's Parquet tables have
-    no DELETE: the periods' partitions are dropped.
+    about to rebuild (clear_periods), so that a period restated without any line the mart keeps loses its old
+    rows. Emptied, a period still counts as new to the table, so the model's query rebuilds the same periods.
 -#}
 {% macro clear_billing_periods_to_rebuild(period_column='billing_period_start', built_at_column='cost_lines_built_at', by_month=false) %}
     {%- if execute and incremental_with_columns([built_at_column]) -%}
-        {{ return(adapter.dispatch('clear_billing_periods_to_rebuild', 'gpu_finops')(period_column, built_at_column, by_month)) }}
+        {{ return(clear_periods(
+            period_column,
+            billing_periods_to_rebuild(period_column, built_at_column, by_month),
+            '%Y-%m-%d' if by_month else '%Y-%m-%d %H:%M:%S'
+        )) }}
     {%- endif -%}
 {% endmacro %}
-
-{% macro default__clear_billing_periods_to_rebuild(period_column, built_at_column, by_month) -%}
-    delete from {{ this }}
-    where {{ period_column }} in ({{ billing_periods_to_rebuild(period_column, built_at_column, by_month) }})
-{%- endmacro %}
-
-{% macro spark__clear_billing_periods_to_rebuild(period_column, built_at_column, by_month) -%}
-    {%- set periods = run_query(billing_periods_to_rebuild(period_column, built_at_column, by_month)) -%}
-    {%- for period in periods.columns[0].values() -%}
-        {%- do run_query(
-            'alter table ' ~ this ~ ' drop if exists partition ('
-            ~ period_column ~ " = '" ~ period.strftime('%Y-%m-%d' if by_month else '%Y-%m-%d %H:%M:%S') ~ "')"
-        ) -%}
-    {%- endfor -%}
-{%- endmacro %}

@@ -1,19 +1,20 @@
 """Incremental billing models: after a restating delivery, an incremental run equals a full refresh, exactly.
 
 Real CUR 2.0 Parquet from the scale generator, the real ingest into a real DuckDB file, real dbt runs of the
-cost lines, both daily marts, the monthly commitment coverage and the FOCUS export (a view over the cost lines) and
-what they read: a first build, a delivery that restates one billing period, an incremental build, a run on the
-tables as a pre-incremental warehouse holds them (no bookkeeping columns), then `--full-refresh` of the same
-warehouse. Every column but the
-bookkeeping timestamps must be equal, Decimal for Decimal; and the incremental build must have rebuilt only
-the restated period (the other period keeps the first build's x_built_at). A restatement that drops every GPU line
-of a period must drop the period from the GPU spend mart too. The same restatements on Spark
-(marker `spark`), where the models overwrite the partitions of the periods they rebuild, must equal Spark's full
-refresh too, read from the tables' Parquet files."""
+cost lines, both daily marts, the monthly commitment coverage, the GPU utilization mart (incremental by usage month)
+and the FOCUS export (a view over the cost lines) and what they read: a first build, a delivery that restates one
+billing period, an incremental build, a run on the tables as a pre-incremental warehouse holds them (no bookkeeping
+columns), then `--full-refresh` of the same warehouse. Every column but the bookkeeping timestamps must be equal,
+Decimal for Decimal; and the incremental build must have rebuilt only the restated period (the other period keeps
+the first build's x_built_at). A restatement that drops every GPU line of a period must drop the period from the GPU
+spend mart too. Telemetry and host map changes rebuild the usage months of the utilization mart they touch, and
+only those. The same restatements on Spark (marker `spark`), where the models overwrite the partitions of the
+periods they rebuild, must equal Spark's full refresh too, read from the tables' Parquet files."""
 
 from __future__ import annotations
 
 import json
+import logging
 import re
 import subprocess
 import sys
@@ -28,19 +29,27 @@ import pytest
 
 from bench.phases import ingest
 from pipelines.lib.ingest.landing import register
+from pipelines.lib.ingest.telemetry import ingest_host_maps, ingest_nvidia_smi_logs
 from pipelines.lib.settings import DBT_PROJECT_DIR, FinopsHome
 from pipelines.lib.warehouse.raw_schema import ensure_raw_tables
 from pipelines.lib.warehouse.warehouse import connect
 from sources.synthetic.scale import GPU_TYPES, write_cur2
 from tests.support.dbt_helpers import dbt_environment
 
-SELECT = ["+fct_cost_daily", "+fct_gpu_spend_daily", "+fct_commitment_coverage_monthly", "+focus_cost_and_usage"]
+SELECT = [
+    "+fct_cost_daily",
+    "+fct_gpu_spend_daily",
+    "+fct_commitment_coverage_monthly",
+    "+fct_gpu_utilization_daily",
+    "+focus_cost_and_usage",
+]
 FOCUS = "marts.focus_cost_and_usage"
 TABLES = {
     "intermediate.int_billing__cost_lines": (("x_built_at",), "x_source, x_load_id, x_source_file, x_source_row"),
     "marts.fct_cost_daily": (("cost_lines_built_at", "built_at"), "cost_daily_key"),
     "marts.fct_gpu_spend_daily": (("cost_lines_built_at", "built_at"), "gpu_spend_daily_key"),
     "marts.fct_commitment_coverage_monthly": (("cost_lines_built_at", "built_at"), "commitment_coverage_monthly_key"),
+    "marts.fct_gpu_utilization_daily": (("inputs_fingerprint", "built_at"), "gpu_utilization_daily_key"),
 }
 """Each incremental table: its bookkeeping timestamps (left out of comparisons) and an order for its rows."""
 FOCUS_ORDER = "x_SourceFormat, x_LoadId, x_SourceFile, x_SourceRow, x_RowOrigin"
@@ -122,17 +131,20 @@ def _built_at(home: FinopsHome) -> dict[str, object]:
     return dict(rows)
 
 
-def _marts_built_at(home: FinopsHome) -> dict[tuple[str, str], object]:
-    """When each incremental mart last wrote each billing month: (mart, month) → built_at."""
+def _marts_built_at(home: FinopsHome, marts: tuple[str, ...] | None = None) -> dict[tuple[str, str], object]:
+    """When each incremental mart (or those of `marts`) last wrote each billing (or usage) month: (mart, month) →
+    built_at."""
     periods = {
         "marts.fct_cost_daily": "billing_period_start",
         "marts.fct_gpu_spend_daily": "billing_period_start",
         "marts.fct_commitment_coverage_monthly": "billing_month",
+        "marts.fct_gpu_utilization_daily": "usage_month",
     }
     with connect(home.warehouse, read_only=True) as con:
         return {
             (mart, month): built_at
             for mart, period in periods.items()
+            if marts is None or mart in marts
             for month, built_at in con.execute(
                 f"select strftime({period}, '%Y-%m'), max(built_at) from {mart} group by 1"
             ).fetchall()
@@ -159,7 +171,7 @@ def test_incremental_run_after_a_restatement_equals_a_full_refresh(tmp_path: Pat
     after, marts_after = _built_at(home), _marts_built_at(home)
     assert after["2026-01"] == before["2026-01"], "January did not change and must not be rebuilt"
     assert after["2026-02"] > before["2026-02"]
-    assert len(marts_before) == 6, "each of the three marts has January and February"
+    assert len(marts_before) == 8, "each of the four marts has January and February"
     for mart, month in marts_before:
         if month == "2026-01":
             assert marts_after[mart, month] == marts_before[mart, month], f"{mart}: January was rebuilt"
@@ -183,6 +195,8 @@ def test_incremental_run_after_a_restatement_equals_a_full_refresh(tmp_path: Pat
         con.execute("alter table marts.fct_cost_daily drop column cost_lines_built_at")
         con.execute("alter table marts.fct_gpu_spend_daily drop column cost_lines_built_at")
         con.execute("alter table marts.fct_commitment_coverage_monthly drop column cost_lines_built_at")
+        for column in ("usage_month", "inputs_fingerprint", "built_at"):
+            con.execute(f"alter table marts.fct_gpu_utilization_daily drop column {column}")
     _dbt(home, tmp_path / "target")
     assert _snapshot(home) == incremental
     assert min(_built_at(home).values()) > after["2026-02"]
@@ -373,3 +387,112 @@ def test_a_source_row_delivered_twice_fails_the_run_that_rebuilds_its_period(tmp
             "where x_source = 'aws_cur' and x_source_row = 7 group by 1 order by 1"
         ).fetchall()
     assert rebuilt == [("2026-01", 1), ("2026-02", 2)], "February rebuilt with the copy, January untouched"
+
+
+UTILIZATION = "marts.fct_gpu_utilization_daily"
+
+
+def _nvidia_smi_log(folder: Path, name: str, days: list[date], busy_percent: int) -> Path:
+    """An nvidia-smi CSV log of host gpu-node-a as `nvidia-smi --query-gpu=… --format=csv -l 600` writes it: two
+    GPUs sampled every 10 minutes from 10:00 to 12:00 UTC on each day."""
+    lines = ["timestamp, name, uuid, utilization.gpu [%], memory.used [MiB], power.draw [W]"]
+    for day in days:
+        for minute in range(0, 121, 10):
+            for gpu in (1, 2):
+                stamp = f"{day:%Y/%m/%d} {10 + minute // 60:02d}:{minute % 60:02d}:00.000"
+                uuid = f"GPU-aaaa0000-0000-0000-0000-00000000000{gpu}"
+                lines.append(f"{stamp}, NVIDIA H100 80GB HBM3, {uuid}, {busy_percent // gpu} %, 40960 MiB, 500.00 W")
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def _load_telemetry(home: FinopsHome, *deliveries: tuple[str, Path]) -> None:
+    """Telemetry deliveries through the landing zone and the real telemetry ingest (earlier ones come back as
+    duplicates)."""
+    for source, path in deliveries:
+        register(home, source, path)
+    log = logging.getLogger(__name__)
+    with connect(home.warehouse) as con:
+        loaded = ingest_nvidia_smi_logs(home, con, timezone="UTC", log=log) + ingest_host_maps(home, con, log=log)
+    assert [r.status for r in loaded if r.status != "duplicate"] == ["loaded"] * len(deliveries), loaded
+
+
+def _utilization(home: FinopsHome) -> list[tuple]:
+    """Every row of the utilization mart, bookkeeping left out."""
+    with connect(home.warehouse, read_only=True) as con:
+        bookkeeping = TABLES[UTILIZATION][0]
+        columns = [row[0] for row in con.execute(f"describe {UTILIZATION}").fetchall() if row[0] not in bookkeeping]
+        quoted = ", ".join(f'"{column}"' for column in columns)
+        return con.execute(f"select {quoted} from {UTILIZATION} order by gpu_utilization_daily_key").fetchall()
+
+
+def _utilization_built_at(home: FinopsHome) -> dict[str, object]:
+    return {month: at for (_, month), at in _marts_built_at(home, (UTILIZATION,)).items()}
+
+
+def _incremental_then_full_refresh(home: FinopsHome, target: Path, rebuilt: set[str]) -> list[tuple]:
+    """An incremental run must rebuild exactly the `rebuilt` usage months, leave the others as they were, and give
+    what a full refresh of the same warehouse gives, Decimal for Decimal. Returns the mart's rows."""
+    before = _utilization_built_at(home)
+    _dbt(home, target, select=["+fct_gpu_utilization_daily"])
+    after = _utilization_built_at(home)
+    assert after.keys() == before.keys() == {"2026-01", "2026-02"}
+    assert {month for month in after if after[month] != before[month]} == rebuilt
+    incremental = _utilization(home)
+    _dbt(home, target, "--full-refresh", select=["+fct_gpu_utilization_daily"])
+    assert _utilization(home) == incremental
+    return incremental
+
+
+def test_utilization_rebuilds_the_usage_months_whose_telemetry_or_host_map_changed(tmp_path: Path):
+    """fct_gpu_utilization_daily is incremental by usage month, and its hourly telemetry is rebuilt whole on every
+    run: a month is rebuilt when its fingerprint (GPU cost lines, hourly telemetry rows) changes. Telemetry arriving
+    for both months rebuilds both; a log of one more February day, February only; a host map that points
+    gpu-node-a at another instance from 1 February on, February only, and February's rows change with it. After
+    each run the mart equals a full refresh."""
+    home = FinopsHome(tmp_path / "home")
+    _deliver_first(tmp_path, home)
+    target = tmp_path / "target"
+    _dbt(home, target, select=["+fct_gpu_utilization_daily"])
+    with connect(home.warehouse, read_only=True) as con:
+        billed = {
+            day: [
+                row[0]
+                for row in con.execute(
+                    "select distinct ResourceId from intermediate.int_billing__cost_lines where x_gpu_model is not null"
+                    " and ResourceId is not null and ChargePeriodStart::date = ? order by 1",
+                    [day],
+                ).fetchall()
+            ]
+            for day in (date(2026, 1, 10), date(2026, 2, 5))
+        }
+    january, (february, *_, other) = billed[date(2026, 1, 10)][0], billed[date(2026, 2, 5)]
+
+    logs, maps = tmp_path / "logs", tmp_path / "maps"
+    host_map = "host,resource_id,provider_name,valid_from,valid_to\n"
+    maps.mkdir()
+    (maps / "hosts.csv").write_text(
+        host_map + f"gpu-node-a,{january},AWS,,2026-02-01\ngpu-node-a,{february},AWS,2026-02-01,\n", encoding="utf-8"
+    )
+    first_log = _nvidia_smi_log(logs / "1", "gpu-node-a--jan-feb.csv", [date(2026, 1, 10), date(2026, 2, 5)], 80)
+    _load_telemetry(home, ("nvidia_smi", first_log), ("telemetry_host_map", maps / "hosts.csv"))
+    with_telemetry = _incremental_then_full_refresh(home, target, rebuilt={"2026-01", "2026-02"})
+    with connect(home.warehouse, read_only=True) as con:
+        matched = con.execute(
+            f"select resource_id, usage_date::varchar from {UTILIZATION} where match_status = 'matched' order by 2"
+        ).fetchall()
+    assert matched == [(january, "2026-01-10"), (february, "2026-02-05")]
+
+    _load_telemetry(home, ("nvidia_smi", _nvidia_smi_log(logs / "2", "gpu-node-a--feb-06.csv", [date(2026, 2, 6)], 40)))
+    one_more_day = _incremental_then_full_refresh(home, target, rebuilt={"2026-02"})
+    assert len(one_more_day) == len(with_telemetry) + 1, "6 February's telemetry, billed to no instance that day"
+
+    (maps / "hosts.csv").write_text(
+        host_map + f"gpu-node-a,{january},AWS,,2026-02-01\ngpu-node-a,{other},AWS,2026-02-01,\n", encoding="utf-8"
+    )
+    _load_telemetry(home, ("telemetry_host_map", maps / "hosts.csv"))
+    remapped = _incremental_then_full_refresh(home, target, rebuilt={"2026-02"})
+    changed = {row[1].isoformat()[:7] for row in set(remapped) ^ set(one_more_day)}
+    assert changed == {"2026-02"}, "the new host map changes February's rows only"

@@ -50,6 +50,7 @@ RUN_BOOKKEEPING_COLUMNS = frozenset(
         "cost_lines_built_at",
         "_cost_lines_built_at",
         "built_at",
+        "inputs_fingerprint",
         "last_delivery",
         "expected_by",
     }

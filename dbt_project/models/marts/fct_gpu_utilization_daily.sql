@@ -9,13 +9,40 @@
     idle, unobserved and unused commitment cost add up to the cost on every billed row. Resources
     billed without telemetry, and telemetry that names no billed resource, are kept (match_status)
     and listed by the check assert_gpu_telemetry_matches_billing.
+
+    Incremental by usage month: every figure is within one day, so a run rebuilds the months whose inputs changed
+    (int_gpu_utilization__month_fingerprints: the GPU cost lines charged in the month, its hourly telemetry),
+    emptying them first, and leaves the others as they are.
 -#}
+
+{{ config(
+    materialized='incremental',
+    on_schema_change='append_new_columns',
+    pre_hook="{{ clear_months_with_changed_inputs(ref('int_gpu_utilization__month_fingerprints')) }}",
+    **replace_periods('usage_month')
+) }}
+
+{%- set incremental = incremental_with_columns(['usage_month', 'inputs_fingerprint']) %}
 
 {%- set grain = [
     'usage_date', 'provider_name', 'resource_id', 'host', 'gpu_model', 'team', 'billing_currency',
 ] -%}
 
 with
+
+fingerprints as (
+
+    select * from {{ ref('int_gpu_utilization__month_fingerprints') }}
+
+),
+{%- if incremental %}
+
+months_to_rebuild as (
+
+    {{ months_with_changed_inputs('fingerprints') }}
+
+),
+{%- endif %}
 
 cost_lines as (
 
@@ -29,6 +56,9 @@ cost_lines as (
         ) as is_unused_commitment
     from {{ ref('int_billing__cost_lines') }}
     where x_gpu_model is not null
+    {%- if incremental %}
+        and cast({{ dbt.date_trunc('month', 'ChargePeriodStart') }} as date) in (select period_start from months_to_rebuild)
+    {%- endif %}
 
 ),
 
@@ -72,6 +102,9 @@ billed as (
 hourly as (
 
     select * from {{ ref('int_telemetry__gpu_hourly') }}
+    {%- if incremental %}
+    where cast({{ dbt.date_trunc('month', 'usage_date') }} as date) in (select period_start from months_to_rebuild)
+    {%- endif %}
 
 ),
 
@@ -199,8 +232,13 @@ final as (
         end as effective_cost_per_active_gpu_hour,
         case when effective_cost is not null and effective_gpu_hours > 0 then
             {{ decimal_divide('effective_cost', 'effective_gpu_hours', 6) }}
-        end as effective_cost_per_utilized_gpu_hour
+        end as effective_cost_per_utilized_gpu_hour,
+        cast({{ dbt.date_trunc('month', 'costs.usage_date') }} as date) as usage_month,
+        fingerprints.inputs_fingerprint,
+        {{ this_run_started_at() }} as built_at
     from costs
+    left join fingerprints
+        on cast({{ dbt.date_trunc('month', 'costs.usage_date') }} as date) = fingerprints.usage_month
 
 )
 

@@ -1,15 +1,16 @@
 """Incremental billing models: after a restating delivery, an incremental run equals a full refresh, exactly.
 
 Real CUR 2.0 Parquet from the scale generator, the real ingest into a real DuckDB file, real dbt runs of the
-cost lines, both daily marts, the monthly commitment coverage, the GPU utilization mart (incremental by usage month)
-and the FOCUS export (a view over the cost lines) and what they read: a first build, a delivery that restates one
-billing period, an incremental build, a run on the tables as a pre-incremental warehouse holds them (no bookkeeping
-columns), then `--full-refresh` of the same warehouse. Every column but the bookkeeping timestamps must be equal,
-Decimal for Decimal; and the incremental build must have rebuilt only the restated period (the other period keeps
-the first build's x_built_at). A restatement that drops every GPU line of a period must drop the period from the GPU
-spend mart too. Telemetry and host map changes rebuild the usage months of the utilization mart they touch, and
-only those. The same restatements on Spark (marker `spark`), where the models overwrite the partitions of the
-periods they rebuild, must equal Spark's full refresh too, read from the tables' Parquet files."""
+cost lines, both daily marts, the monthly commitment coverage, the GPU utilization mart and the anomalies' resource
+days (both incremental by usage month) and the FOCUS export (a view over the cost lines) and what they read: a
+first build, a delivery that restates one billing period, an incremental build, a run on the tables as a
+pre-incremental warehouse holds them (no bookkeeping columns), then `--full-refresh` of the same warehouse. Every
+column but the bookkeeping must be equal, Decimal for Decimal; and the incremental build must have rebuilt only the
+restated period (the other period keeps the first build's x_built_at). A restatement that drops every GPU line of a
+period must drop the period from the GPU spend mart too. Telemetry and host map changes rebuild the usage months of
+the utilization mart they touch, and only those. The same restatements on Spark (marker `spark`), where the models
+overwrite the partitions of the periods they rebuild, must equal Spark's full refresh too, read from the tables'
+Parquet files."""
 
 from __future__ import annotations
 
@@ -41,6 +42,7 @@ SELECT = [
     "+fct_gpu_spend_daily",
     "+fct_commitment_coverage_monthly",
     "+fct_gpu_utilization_daily",
+    "+int_anomalies__resource_daily",
     "+focus_cost_and_usage",
 ]
 FOCUS = "marts.focus_cost_and_usage"
@@ -50,6 +52,10 @@ TABLES = {
     "marts.fct_gpu_spend_daily": (("cost_lines_built_at", "built_at"), "gpu_spend_daily_key"),
     "marts.fct_commitment_coverage_monthly": (("cost_lines_built_at", "built_at"), "commitment_coverage_monthly_key"),
     "marts.fct_gpu_utilization_daily": (("inputs_fingerprint", "built_at"), "gpu_utilization_daily_key"),
+    "intermediate.int_anomalies__resource_daily": (
+        ("inputs_fingerprint", "built_at"),
+        "charge_date, billing_currency, provider_name, gpu_model, team, resource_id, pricing_category",
+    ),
 }
 """Each incremental table: its bookkeeping timestamps (left out of comparisons) and an order for its rows."""
 FOCUS_ORDER = "x_SourceFormat, x_LoadId, x_SourceFile, x_SourceRow, x_RowOrigin"
@@ -139,6 +145,7 @@ def _marts_built_at(home: FinopsHome, marts: tuple[str, ...] | None = None) -> d
         "marts.fct_gpu_spend_daily": "billing_period_start",
         "marts.fct_commitment_coverage_monthly": "billing_month",
         "marts.fct_gpu_utilization_daily": "usage_month",
+        "intermediate.int_anomalies__resource_daily": "usage_month",
     }
     with connect(home.warehouse, read_only=True) as con:
         return {
@@ -171,7 +178,7 @@ def test_incremental_run_after_a_restatement_equals_a_full_refresh(tmp_path: Pat
     after, marts_after = _built_at(home), _marts_built_at(home)
     assert after["2026-01"] == before["2026-01"], "January did not change and must not be rebuilt"
     assert after["2026-02"] > before["2026-02"]
-    assert len(marts_before) == 8, "each of the four marts has January and February"
+    assert len(marts_before) == 10, "each of the five tables has January and February"
     for mart, month in marts_before:
         if month == "2026-01":
             assert marts_after[mart, month] == marts_before[mart, month], f"{mart}: January was rebuilt"
@@ -195,8 +202,9 @@ def test_incremental_run_after_a_restatement_equals_a_full_refresh(tmp_path: Pat
         con.execute("alter table marts.fct_cost_daily drop column cost_lines_built_at")
         con.execute("alter table marts.fct_gpu_spend_daily drop column cost_lines_built_at")
         con.execute("alter table marts.fct_commitment_coverage_monthly drop column cost_lines_built_at")
-        for column in ("usage_month", "inputs_fingerprint", "built_at"):
-            con.execute(f"alter table marts.fct_gpu_utilization_daily drop column {column}")
+        for table in ("marts.fct_gpu_utilization_daily", "intermediate.int_anomalies__resource_daily"):
+            for column in ("usage_month", "inputs_fingerprint", "built_at"):
+                con.execute(f"alter table {table} drop column {column}")
     _dbt(home, tmp_path / "target")
     assert _snapshot(home) == incremental
     assert min(_built_at(home).values()) > after["2026-02"]

@@ -1,6 +1,6 @@
 {#-
     A 64-bit hash of a whole row of the relation aliased `alias`, every column included, so that a change to any
-    column changes it. Summed over a month's rows it fingerprints them (int_gpu_utilization__month_fingerprints).
+    column changes it. Summed over a month's rows it fingerprints them (int_gpu_usage__month_fingerprints).
     Deterministic within one engine version; an engine upgrade that changes it only makes every month look changed.
 -#}
 {% macro row_hash(alias) -%}

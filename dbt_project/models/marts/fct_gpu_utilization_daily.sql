@@ -11,14 +11,16 @@
     and listed by the check assert_gpu_telemetry_matches_billing.
 
     Incremental by usage month: every figure is within one day, so a run rebuilds the months whose inputs changed
-    (int_gpu_utilization__month_fingerprints: the GPU cost lines charged in the month, its hourly telemetry),
+    (int_gpu_usage__month_fingerprints: the GPU cost lines charged in the month, its hourly telemetry),
     emptying them first, and leaves the others as they are.
 -#}
 
 {{ config(
     materialized='incremental',
     on_schema_change='append_new_columns',
-    pre_hook="{{ clear_months_with_changed_inputs(ref('int_gpu_utilization__month_fingerprints')) }}",
+    pre_hook="{{ clear_months_with_changed_inputs(
+        ref('int_gpu_usage__month_fingerprints'), 'cost_lines_and_telemetry_fingerprint'
+    ) }}",
     **replace_periods('usage_month')
 ) }}
 
@@ -32,14 +34,15 @@ with
 
 fingerprints as (
 
-    select * from {{ ref('int_gpu_utilization__month_fingerprints') }}
+    select usage_month, cost_lines_and_telemetry_fingerprint as inputs_fingerprint
+    from {{ ref('int_gpu_usage__month_fingerprints') }}
 
 ),
 {%- if incremental %}
 
 months_to_rebuild as (
 
-    {{ months_with_changed_inputs('fingerprints') }}
+    {{ months_with_changed_inputs('fingerprints', 'inputs_fingerprint') }}
 
 ),
 {%- endif %}

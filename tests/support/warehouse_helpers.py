@@ -50,7 +50,10 @@ RUN_BOOKKEEPING_COLUMNS = frozenset(
         "cost_lines_built_at",
         "_cost_lines_built_at",
         "built_at",
+        # fingerprints of a month's inputs, which hold the latest x_built_at (int_gpu_usage__month_fingerprints)
         "inputs_fingerprint",
+        "cost_lines_fingerprint",
+        "cost_lines_and_telemetry_fingerprint",
         "last_delivery",
         "expected_by",
     }

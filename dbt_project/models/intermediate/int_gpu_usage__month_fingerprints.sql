@@ -9,6 +9,7 @@
     Telemetry: the count of hourly rows and the sum of a hash of each whole row (row_hash), because the hourly table
     is rebuilt whole on every run and has no stamp: new samples, a reloaded log and a host map change all change
     the rows they touch, and only those months. A change that left the sum equal would need a 64-bit hash collision.
+    A view, not a table: a run that builds one of those tables without this model still compares fresh fingerprints.
 -#}
 
 {{ config(materialized='view') }}

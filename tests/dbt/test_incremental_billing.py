@@ -402,10 +402,11 @@ UTILIZATION = "marts.fct_gpu_utilization_daily"
 
 def _nvidia_smi_log(folder: Path, name: str, days: list[date], busy_percent: int) -> Path:
     """An nvidia-smi CSV log of host gpu-node-a as `nvidia-smi --query-gpu=… --format=csv -l 600` writes it: two
-    GPUs sampled every 10 minutes from 10:00 to 12:00 UTC on each day."""
+    GPUs sampled every 10 minutes from 10:10 to 12:00 UTC on each day: each sample stands for the 10 minutes before
+    it, so each GPU is observed for exactly 10:00–12:00, two GPU-hours a day."""
     lines = ["timestamp, name, uuid, utilization.gpu [%], memory.used [MiB], power.draw [W]"]
     for day in days:
-        for minute in range(0, 121, 10):
+        for minute in range(10, 121, 10):
             for gpu in (1, 2):
                 stamp = f"{day:%Y/%m/%d} {10 + minute // 60:02d}:{minute % 60:02d}:00.000"
                 uuid = f"GPU-aaaa0000-0000-0000-0000-00000000000{gpu}"
@@ -495,7 +496,13 @@ def test_utilization_rebuilds_the_usage_months_whose_telemetry_or_host_map_chang
 
     _load_telemetry(home, ("nvidia_smi", _nvidia_smi_log(logs / "2", "gpu-node-a--feb-06.csv", [date(2026, 2, 6)], 40)))
     one_more_day = _incremental_then_full_refresh(home, target, rebuilt={"2026-02"})
-    assert len(one_more_day) == len(with_telemetry) + 1, "6 February's telemetry, billed to no instance that day"
+    with connect(home.warehouse, read_only=True) as con:
+        seen = con.execute(
+            f"select sum(telemetry_gpu_hours) from {UTILIZATION} where host = 'gpu-node-a' and usage_date = ?",
+            [date(2026, 2, 6)],
+        ).fetchall()
+    assert seen == [(Decimal(4),)], "two GPUs, two hours each, on 6 February"
+    assert one_more_day != with_telemetry
 
     (maps / "hosts.csv").write_text(
         host_map + f"gpu-node-a,{january},AWS,,2026-02-01\ngpu-node-a,{other},AWS,2026-02-01,\n", encoding="utf-8"

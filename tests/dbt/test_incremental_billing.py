@@ -47,19 +47,25 @@ SELECT = [
 ]
 FOCUS = "marts.focus_cost_and_usage"
 TABLES = {
-    "intermediate.int_billing__cost_lines": (("x_built_at",), "x_source, x_load_id, x_source_file, x_source_row"),
-    "marts.fct_cost_daily": (("cost_lines_built_at", "built_at"), "cost_daily_key"),
-    "marts.fct_gpu_spend_daily": (("cost_lines_built_at", "built_at"), "gpu_spend_daily_key"),
-    "marts.fct_commitment_coverage_monthly": (("cost_lines_built_at", "built_at"), "commitment_coverage_monthly_key"),
-    "marts.fct_gpu_utilization_daily": (("inputs_fingerprint", "built_at"), "gpu_utilization_daily_key"),
+    "intermediate.int_billing__cost_lines": (("x_built_at",), "x_source, x_load_id, x_source_file, x_source_row", None),
+    "marts.fct_cost_daily": (("cost_lines_built_at", "built_at"), "cost_daily_key", "billing_period_start"),
+    "marts.fct_gpu_spend_daily": (("cost_lines_built_at", "built_at"), "gpu_spend_daily_key", "billing_period_start"),
+    "marts.fct_commitment_coverage_monthly": (
+        ("cost_lines_built_at", "built_at"),
+        "commitment_coverage_monthly_key",
+        "billing_month",
+    ),
+    "marts.fct_gpu_utilization_daily": (("inputs_fingerprint", "built_at"), "gpu_utilization_daily_key", "usage_month"),
     "intermediate.int_anomalies__resource_daily": (
         ("inputs_fingerprint", "built_at"),
         "charge_date, billing_currency, provider_name, gpu_model, team, resource_id, pricing_category",
+        "usage_month",
     ),
 }
-"""Each incremental table: its bookkeeping timestamps (left out of comparisons) and an order for its rows."""
+"""Each incremental table: its bookkeeping (left out of comparisons), an order for its rows, and, for the marts, the
+column of the period or month a run rebuilds (their rows' `built_at` says when each was last written)."""
 FOCUS_ORDER = "x_SourceFormat, x_LoadId, x_SourceFile, x_SourceRow, x_RowOrigin"
-COMPARED = TABLES | {FOCUS: (("_cost_lines_built_at",), FOCUS_ORDER)}
+COMPARED = TABLES | {FOCUS: (("_cost_lines_built_at",), FOCUS_ORDER, None)}
 """What an incremental run must leave as a full refresh does: the incremental tables and the export read from them."""
 
 
@@ -118,10 +124,12 @@ def _restate_february(tmp_path: Path, home: FinopsHome):
     return february
 
 
-def _snapshot(home: FinopsHome) -> dict[str, list[tuple]]:
+def _snapshot(home: FinopsHome, tables: tuple[str, ...] = tuple(COMPARED)) -> dict[str, list[tuple]]:
+    """Every row of each compared table (or those of `tables`), bookkeeping left out, in a fixed order."""
     with connect(home.warehouse, read_only=True) as con:
         snapshot = {}
-        for table, (bookkeeping, order) in COMPARED.items():
+        for table in tables:
+            bookkeeping, order, _ = COMPARED[table]
             columns = [row[0] for row in con.execute(f"describe {table}").fetchall() if row[0] not in bookkeeping]
             quoted = ", ".join(f'"{column}"' for column in columns)
             snapshot[table] = con.execute(f"select {quoted} from {table} order by {order}").fetchall()
@@ -140,13 +148,7 @@ def _built_at(home: FinopsHome) -> dict[str, object]:
 def _marts_built_at(home: FinopsHome, marts: tuple[str, ...] | None = None) -> dict[tuple[str, str], object]:
     """When each incremental mart (or those of `marts`) last wrote each billing (or usage) month: (mart, month) →
     built_at."""
-    periods = {
-        "marts.fct_cost_daily": "billing_period_start",
-        "marts.fct_gpu_spend_daily": "billing_period_start",
-        "marts.fct_commitment_coverage_monthly": "billing_month",
-        "marts.fct_gpu_utilization_daily": "usage_month",
-        "intermediate.int_anomalies__resource_daily": "usage_month",
-    }
+    periods = {mart: period for mart, (_, _, period) in TABLES.items() if period}
     with connect(home.warehouse, read_only=True) as con:
         return {
             (mart, month): built_at
@@ -303,7 +305,7 @@ def _spark_snapshot(home: FinopsHome) -> dict[str, list[tuple]]:
     """Every row of the incremental tables as Spark wrote them (partition folders included), bookkeeping left out,
     columns by name and rows sorted: the files are the truth, read without Spark."""
     snapshot = {}
-    for table, (bookkeeping, _) in TABLES.items():
+    for table, (bookkeeping, _, _) in TABLES.items():
         rows = ds.dataset(_spark_table(home, table), format="parquet", partitioning="hive").to_table().to_pylist()
         snapshot[table] = sorted(
             tuple(sorted((column, repr(value)) for column, value in row.items() if column not in bookkeeping))
@@ -428,15 +430,6 @@ def _load_telemetry(home: FinopsHome, *deliveries: tuple[str, Path]) -> None:
     assert [r.status for r in loaded if r.status != "duplicate"] == ["loaded"] * len(deliveries), loaded
 
 
-def _utilization(home: FinopsHome) -> list[tuple]:
-    """Every row of the utilization mart, bookkeeping left out."""
-    with connect(home.warehouse, read_only=True) as con:
-        bookkeeping = TABLES[UTILIZATION][0]
-        columns = [row[0] for row in con.execute(f"describe {UTILIZATION}").fetchall() if row[0] not in bookkeeping]
-        quoted = ", ".join(f'"{column}"' for column in columns)
-        return con.execute(f"select {quoted} from {UTILIZATION} order by gpu_utilization_daily_key").fetchall()
-
-
 def _utilization_built_at(home: FinopsHome) -> dict[str, object]:
     return {month: at for (_, month), at in _marts_built_at(home, (UTILIZATION,)).items()}
 
@@ -449,10 +442,10 @@ def _incremental_then_full_refresh(home: FinopsHome, target: Path, rebuilt: set[
     after = _utilization_built_at(home)
     assert after.keys() == before.keys() == {"2026-01", "2026-02"}
     assert {month for month in after if after[month] != before[month]} == rebuilt
-    incremental = _utilization(home)
+    incremental = _snapshot(home, (UTILIZATION,))
     _dbt(home, target, "--full-refresh", select=["+fct_gpu_utilization_daily"])
-    assert _utilization(home) == incremental
-    return incremental
+    assert _snapshot(home, (UTILIZATION,)) == incremental
+    return incremental[UTILIZATION]
 
 
 def test_utilization_rebuilds_the_usage_months_whose_telemetry_or_host_map_changed(tmp_path: Path):

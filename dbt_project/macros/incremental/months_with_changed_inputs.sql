@@ -1,23 +1,36 @@
 {#-
-    For a table incremental by month whose inputs carry no build stamp it can compare (fct_gpu_utilization_daily:
+    For a table incremental by usage month whose inputs carry no build stamp it can compare (fct_gpu_utilization_daily:
     the hourly telemetry is rebuilt whole on every run; int_anomalies__resource_daily: keyed by charge day, not
     billing period), the months to rebuild are found by comparing fingerprints. `fingerprints` (a relation or a
-    parenthesised query) holds one row per month of the inputs, with their fingerprint in `inputs_column`
-    (int_gpu_usage__month_fingerprints); the table keeps its month's fingerprint in `fingerprint_column` on every row
-    it writes. A month is rebuilt when the two differ, when it is new to the table, and when its inputs are gone
-    (it is then only emptied).
+    parenthesised query, see gpu_usage_month_fingerprints) holds one row per month with inputs: `usage_month` and
+    `inputs_fingerprint`; the table keeps its month's fingerprint in the same two columns on every row it writes. A
+    month is rebuilt when the two differ, when it is new to the table, and when its inputs are gone (it is then
+    only emptied).
 -#}
-{% macro months_with_changed_inputs(fingerprints, inputs_column, month_column='usage_month', fingerprint_column='inputs_fingerprint') %}
-    select coalesce(inputs.{{ month_column }}, built.{{ month_column }}) as period_start
+{% macro months_with_changed_inputs(fingerprints) %}
+    select coalesce(inputs.usage_month, built.usage_month) as period_start
     from {{ fingerprints }} as inputs
     full outer join (
-        select distinct {{ month_column }}, {{ fingerprint_column }}
+        select distinct usage_month, inputs_fingerprint
         from {{ this }}
     ) as built
-        on inputs.{{ month_column }} = built.{{ month_column }}
-    where inputs.{{ inputs_column }} is null
-        or built.{{ fingerprint_column }} is null
-        or inputs.{{ inputs_column }} <> built.{{ fingerprint_column }}
+        on inputs.usage_month = built.usage_month
+    where inputs.inputs_fingerprint is null
+        or built.inputs_fingerprint is null
+        or inputs.inputs_fingerprint <> built.inputs_fingerprint
+{% endmacro %}
+
+{#-
+    The fingerprints such a table compares, one row per usage month that has any of its inputs, as
+    (usage_month, inputs_fingerprint), from int_gpu_usage__month_fingerprints: `part` is `cost_lines` (the GPU cost
+    lines alone) or `cost_lines_and_telemetry`. The model's query and its pre-hook both read them from here.
+-#}
+{% macro gpu_usage_month_fingerprints(part) %}
+    select usage_month, {{ part }}_fingerprint as inputs_fingerprint
+    from {{ ref('int_gpu_usage__month_fingerprints') }}
+    {%- if part == 'cost_lines' %}
+    where gpu_cost_line_count > 0
+    {%- endif %}
 {% endmacro %}
 
 {#-
@@ -25,14 +38,14 @@
     are gone loses its rows. Emptied, a month is new to the table, so the model's query rebuilds the same months.
     A table built before it kept fingerprints is emptied whole and rebuilt.
 -#}
-{% macro clear_months_with_changed_inputs(fingerprints, inputs_column, month_column='usage_month', fingerprint_column='inputs_fingerprint') %}
+{% macro clear_months_with_changed_inputs(part) %}
     {%- if execute and is_incremental() -%}
-        {%- if incremental_with_columns([month_column, fingerprint_column]) -%}
+        {%- if incremental_with_columns(['usage_month', 'inputs_fingerprint']) -%}
             {{ return(clear_periods(
-                month_column, months_with_changed_inputs(fingerprints, inputs_column, month_column, fingerprint_column)
+                'usage_month', months_with_changed_inputs('(' ~ gpu_usage_month_fingerprints(part) ~ ')')
             )) }}
         {%- else -%}
-            {{ return(clear_periods(month_column, none)) }}
+            {{ return(clear_periods('usage_month', none)) }}
         {%- endif -%}
     {%- endif -%}
 {% endmacro %}

@@ -18,9 +18,7 @@
 {{ config(
     materialized='incremental',
     on_schema_change='append_new_columns',
-    pre_hook="{{ clear_months_with_changed_inputs(
-        ref('int_gpu_usage__month_fingerprints'), 'cost_lines_and_telemetry_fingerprint'
-    ) }}",
+    pre_hook="{{ clear_months_with_changed_inputs('cost_lines_and_telemetry') }}",
     **replace_periods('usage_month')
 ) }}
 
@@ -34,15 +32,14 @@ with
 
 fingerprints as (
 
-    select usage_month, cost_lines_and_telemetry_fingerprint as inputs_fingerprint
-    from {{ ref('int_gpu_usage__month_fingerprints') }}
+    {{ gpu_usage_month_fingerprints('cost_lines_and_telemetry') }}
 
 ),
 {%- if incremental %}
 
 months_to_rebuild as (
 
-    {{ months_with_changed_inputs('fingerprints', 'inputs_fingerprint') }}
+    {{ months_with_changed_inputs('fingerprints') }}
 
 ),
 {%- endif %}

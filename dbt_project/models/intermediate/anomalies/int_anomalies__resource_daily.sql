@@ -11,10 +11,7 @@
 {{ config(
     materialized='incremental',
     on_schema_change='append_new_columns',
-    pre_hook="{{ clear_months_with_changed_inputs(
-        '(select * from ' ~ ref('int_gpu_usage__month_fingerprints') ~ ' where gpu_cost_line_count > 0)',
-        'cost_lines_fingerprint'
-    ) }}",
+    pre_hook="{{ clear_months_with_changed_inputs('cost_lines') }}",
     **replace_periods('usage_month')
 ) }}
 
@@ -24,16 +21,14 @@ with
 
 fingerprints as (
 
-    select usage_month, cost_lines_fingerprint as inputs_fingerprint
-    from {{ ref('int_gpu_usage__month_fingerprints') }}
-    where gpu_cost_line_count > 0
+    {{ gpu_usage_month_fingerprints('cost_lines') }}
 
 ),
 {%- if incremental %}
 
 months_to_rebuild as (
 
-    {{ months_with_changed_inputs('fingerprints', 'inputs_fingerprint') }}
+    {{ months_with_changed_inputs('fingerprints') }}
 
 ),
 {%- endif %}

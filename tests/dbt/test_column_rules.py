@@ -20,8 +20,8 @@ GENERIC_TEST = PROJECT_ROOT / "dbt_project" / "tests" / "generic" / "test_column
 
 # ids 2 and 3 are missing (not_null); row 3's amount is below zero (non_negative); row 4's kind is not accepted;
 # row 3 is of kind a with an amount of 4 or less (the expression). Row 5's null amount and kind pass, as in dbt's
-# single-column tests and in expression_is_true (the expression is null there, not false); row 6's quote in a value is
-# escaped.
+# single-column tests and in dbt_utils' expression_is_true (the expression is null there, not false); row 6's quote in
+# a value is escaped. true_on_every_row is stricter: `id <> 4` is false on row 4 and null on rows 2 and 3, three rows.
 BAD_ROWS = "id,amount,kind\n1,5.50,a\n,3,b\n,-2,a\n4,0,c\n5,,\n6,1,it's\n"
 CLEAN_ROWS = "id,amount,kind\n1,5.50,a\n2,0,b\n3,,\n"
 
@@ -40,6 +40,8 @@ seeds:
               kind: ["a", "b", "it's"]
             expressions:
               kind a has an amount: kind <> 'a' or amount > 4
+            true_on_every_row:
+              id is known and not 4: id <> 4
 """
 
 
@@ -68,7 +70,7 @@ def test_each_broken_rule_is_a_failing_row_with_its_count_and_clean_rows_pass(tm
     )
     assert done.returncode == 1, done.stdout[-3000:]
     assert "PASS clean_rows_column_rules" in done.stdout, done.stdout[-3000:]
-    assert "FAIL 4 bad_rows_column_rules" in done.stdout, done.stdout[-3000:]
+    assert "FAIL 5 bad_rows_column_rules" in done.stdout, done.stdout[-3000:]
 
     with duckdb.connect(str(project / "rules.duckdb"), read_only=True) as con:
         failures = con.sql(
@@ -76,6 +78,7 @@ def test_each_broken_rule_is_a_failing_row_with_its_count_and_clean_rows_pass(tm
         ).fetchall()
     assert failures == [
         ("amount is negative", 1),
+        ("id is known and not 4", 3),
         ("id is null", 2),
         ("kind a has an amount", 1),
         ("kind is not an accepted value", 1),

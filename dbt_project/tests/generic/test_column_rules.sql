@@ -1,7 +1,9 @@
 {#-
     Every plain column rule of one model (or seed, or source table) in one query over one scan: not_null,
-    non_negative, accepted_values, and named `expressions` that must hold on every row (as in dbt_utils'
-    expression_is_true, a row breaks one where it is false, not where it is null). One test per model instead of
+    non_negative, accepted_values, named `expressions` that no row may contradict (as in dbt_utils'
+    expression_is_true, a row breaks one where it is false, not where it is null) and named `true_on_every_row`
+    conditions that every row must meet (a row breaks one where it is false or null, as in the project's
+    expression_is_true). One test per model instead of
     one per column and rule keeps a build's test count near its model count: each test is a query, and a node that dbt compiles and runs and Dagster records as
     an asset check, so on small daily deliveries the per-node cost, not the scan, is what tests cost.
 
@@ -15,7 +17,7 @@
     from statistics that such a sum is always 0 when the model left-joins an empty filtered relation (the FOCUS
     export's learnt defaults, before any are learnt) and drop every row of `where rule_n > 0`, passing a broken model.
 -#}
-{% test column_rules(model, not_null=[], non_negative=[], accepted_values={}, expressions={}) %}
+{% test column_rules(model, not_null=[], non_negative=[], accepted_values={}, expressions={}, true_on_every_row={}) %}
 
 {%- set rules = [] -%}
 {%- for column in not_null -%}
@@ -33,6 +35,9 @@
 {%- endfor -%}
 {%- for name, expression in expressions.items() -%}
     {%- do rules.append((name, 'not (' ~ expression ~ ')')) -%}
+{%- endfor -%}
+{%- for name, condition in true_on_every_row.items() -%}
+    {%- do rules.append((name, 'not coalesce(' ~ condition ~ ', false)')) -%}
 {%- endfor -%}
 {%- if not rules -%}
     {{ exceptions.raise_compiler_error("column_rules on " ~ model ~ " names no rule") }}

@@ -2,8 +2,7 @@
     Every plain column rule of one model (or seed, or source table) in one query over one scan: not_null,
     non_negative, accepted_values, named `expressions` that no row may contradict (as in dbt_utils'
     expression_is_true, a row breaks one where it is false, not where it is null) and named `true_on_every_row`
-    conditions that every row must meet (a row breaks one where it is false or null, as in the project's
-    expression_is_true). One test per model instead of
+    conditions that every row must meet (a row breaks one where it is false or null). One test per model instead of
     one per column and rule keeps a build's test count near its model count: each test is a query, and a node that dbt compiles and runs and Dagster records as
     an asset check, so on small daily deliveries the per-node cost, not the scan, is what tests cost.
 
@@ -11,7 +10,8 @@
     (`dbt test --store-failures` keeps them). As in dbt's single-column tests, nulls pass non_negative and
     accepted_values; accepted values are compared as text literals (like accepted_values' default), quoted by
     `dbt.escape_single_quotes`, which knows each engine's escaping (Spark reads `''` as two adjacent literals).
-    Rules with their own config (a `where`, a severity) stay single-column tests.
+    A rule with a `where` of its own stays a test of its own; a model's warn-severity rules are a second column_rules
+    test, `<model>_warn_rules`, with `severity: warn`.
 
     Counted with `count(case when … then 1 end)`, not `sum(case when … then 1 else 0 end)`: DuckDB 2.0.1 can decide
     from statistics that such a sum is always 0 when the model left-joins an empty filtered relation (the FOCUS

@@ -22,6 +22,7 @@ import sys
 from datetime import date
 from decimal import Decimal
 from pathlib import Path
+from typing import NamedTuple
 
 import duckdb
 import pyarrow.dataset as ds
@@ -46,26 +47,40 @@ SELECT = [
     "+focus_cost_and_usage",
 ]
 FOCUS = "marts.focus_cost_and_usage"
+
+
+class Compared(NamedTuple):
+    """How a table is compared: its bookkeeping columns (left out), an order for its rows, and for the marts the
+    column of the period or month a run rebuilds (their rows' `built_at` says when each was last written)."""
+
+    bookkeeping: tuple[str, ...]
+    order: str
+    period: str | None = None
+
+
 TABLES = {
-    "intermediate.int_billing__cost_lines": (("x_built_at",), "x_source, x_load_id, x_source_file, x_source_row", None),
-    "marts.fct_cost_daily": (("cost_lines_built_at", "built_at"), "cost_daily_key", "billing_period_start"),
-    "marts.fct_gpu_spend_daily": (("cost_lines_built_at", "built_at"), "gpu_spend_daily_key", "billing_period_start"),
-    "marts.fct_commitment_coverage_monthly": (
-        ("cost_lines_built_at", "built_at"),
-        "commitment_coverage_monthly_key",
-        "billing_month",
+    "intermediate.int_billing__cost_lines": Compared(
+        ("x_built_at",), "x_source, x_load_id, x_source_file, x_source_row"
     ),
-    "marts.fct_gpu_utilization_daily": (("inputs_fingerprint", "built_at"), "gpu_utilization_daily_key", "usage_month"),
-    "intermediate.int_anomalies__resource_daily": (
+    "marts.fct_cost_daily": Compared(("cost_lines_built_at", "built_at"), "cost_daily_key", "billing_period_start"),
+    "marts.fct_gpu_spend_daily": Compared(
+        ("cost_lines_built_at", "built_at"), "gpu_spend_daily_key", "billing_period_start"
+    ),
+    "marts.fct_commitment_coverage_monthly": Compared(
+        ("cost_lines_built_at", "built_at"), "commitment_coverage_monthly_key", "billing_month"
+    ),
+    "marts.fct_gpu_utilization_daily": Compared(
+        ("inputs_fingerprint", "built_at"), "gpu_utilization_daily_key", "usage_month"
+    ),
+    "intermediate.int_anomalies__resource_daily": Compared(
         ("inputs_fingerprint", "built_at"),
         "charge_date, billing_currency, provider_name, gpu_model, team, resource_id, pricing_category",
         "usage_month",
     ),
 }
-"""Each incremental table: its bookkeeping (left out of comparisons), an order for its rows, and, for the marts, the
-column of the period or month a run rebuilds (their rows' `built_at` says when each was last written)."""
+"""Each incremental table."""
 FOCUS_ORDER = "x_SourceFormat, x_LoadId, x_SourceFile, x_SourceRow, x_RowOrigin"
-COMPARED = TABLES | {FOCUS: (("_cost_lines_built_at",), FOCUS_ORDER, None)}
+COMPARED = TABLES | {FOCUS: Compared(("_cost_lines_built_at",), FOCUS_ORDER)}
 """What an incremental run must leave as a full refresh does: the incremental tables and the export read from them."""
 
 
@@ -129,10 +144,10 @@ def _snapshot(home: FinopsHome, tables: tuple[str, ...] = tuple(COMPARED)) -> di
     with connect(home.warehouse, read_only=True) as con:
         snapshot = {}
         for table in tables:
-            bookkeeping, order, _ = COMPARED[table]
-            columns = [row[0] for row in con.execute(f"describe {table}").fetchall() if row[0] not in bookkeeping]
-            quoted = ", ".join(f'"{column}"' for column in columns)
-            snapshot[table] = con.execute(f"select {quoted} from {table} order by {order}").fetchall()
+            compared = COMPARED[table]
+            described = con.execute(f"describe {table}").fetchall()
+            quoted = ", ".join(f'"{row[0]}"' for row in described if row[0] not in compared.bookkeeping)
+            snapshot[table] = con.execute(f"select {quoted} from {table} order by {compared.order}").fetchall()
         return snapshot
 
 
@@ -148,7 +163,7 @@ def _built_at(home: FinopsHome) -> dict[str, object]:
 def _marts_built_at(home: FinopsHome, marts: tuple[str, ...] | None = None) -> dict[tuple[str, str], object]:
     """When each incremental mart (or those of `marts`) last wrote each billing (or usage) month: (mart, month) →
     built_at."""
-    periods = {mart: period for mart, (_, _, period) in TABLES.items() if period}
+    periods = {mart: compared.period for mart, compared in TABLES.items() if compared.period}
     with connect(home.warehouse, read_only=True) as con:
         return {
             (mart, month): built_at
@@ -305,10 +320,10 @@ def _spark_snapshot(home: FinopsHome) -> dict[str, list[tuple]]:
     """Every row of the incremental tables as Spark wrote them (partition folders included), bookkeeping left out,
     columns by name and rows sorted: the files are the truth, read without Spark."""
     snapshot = {}
-    for table, (bookkeeping, _, _) in TABLES.items():
+    for table, compared in TABLES.items():
         rows = ds.dataset(_spark_table(home, table), format="parquet", partitioning="hive").to_table().to_pylist()
         snapshot[table] = sorted(
-            tuple(sorted((column, repr(value)) for column, value in row.items() if column not in bookkeeping))
+            tuple(sorted((column, repr(value)) for column, value in row.items() if column not in compared.bookkeeping))
             for row in rows
         )
     return snapshot

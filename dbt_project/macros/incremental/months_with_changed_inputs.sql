@@ -40,7 +40,7 @@
 -#}
 {% macro clear_months_with_changed_inputs(part) %}
     {%- if execute and is_incremental() -%}
-        {%- if incremental_with_columns(['usage_month', 'inputs_fingerprint']) -%}
+        {%- if incremental_by_usage_month() -%}
             {{ return(clear_periods(
                 'usage_month', months_with_changed_inputs('(' ~ gpu_usage_month_fingerprints(part) ~ ')')
             )) }}
@@ -49,3 +49,40 @@
         {%- endif -%}
     {%- endif -%}
 {% endmacro %}
+
+{#- The usage month of a date or timestamp: the month of the charge day, as a date. The tables and the fingerprint
+    view join on it, so it is written here once. -#}
+{% macro usage_month(date_expression) -%}
+    cast({{ dbt.date_trunc('month', date_expression) }} as date)
+{%- endmacro %}
+
+{#- Whether such a table is built incrementally on this run: it exists and already keeps its months' fingerprints. -#}
+{% macro incremental_by_usage_month() %}
+    {{ return(incremental_with_columns(['usage_month', 'inputs_fingerprint'])) }}
+{% endmacro %}
+
+{#-
+    The two CTEs such a table's query opens with: `fingerprints`, its inputs' fingerprint per usage month (written on
+    every row it builds), and on an incremental run `months_to_rebuild` (period_start), which its reads of the inputs
+    filter on (in_months_to_rebuild). Each ends with the comma that joins it to the model's next CTE.
+-#}
+{% macro usage_month_rebuild_ctes(part, incremental) %}
+fingerprints as (
+
+    {{ gpu_usage_month_fingerprints(part) }}
+
+),
+{%- if incremental %}
+
+months_to_rebuild as (
+
+    {{ months_with_changed_inputs('fingerprints') }}
+
+),
+{%- endif %}
+{% endmacro %}
+
+{#- A predicate: the row's usage month is one this run rebuilds (usage_month_rebuild_ctes). -#}
+{% macro in_months_to_rebuild(date_expression) -%}
+    {{ usage_month(date_expression) }} in (select period_start from months_to_rebuild)
+{%- endmacro %}

@@ -21,23 +21,23 @@ with
 gpu_cost_lines as (
 
     select
-        cast({{ dbt.date_trunc('month', 'ChargePeriodStart') }} as date) as usage_month,
+        {{ usage_month('ChargePeriodStart') }} as usage_month,
         count(*) as gpu_cost_line_count,
         max(x_built_at) as cost_lines_built_at
     from {{ ref('int_billing__cost_lines') }}
     where x_gpu_model is not null
-    group by cast({{ dbt.date_trunc('month', 'ChargePeriodStart') }} as date)
+    group by {{ usage_month('ChargePeriodStart') }}
 
 ),
 
 telemetry as (
 
     select
-        cast({{ dbt.date_trunc('month', 'hourly.usage_date') }} as date) as usage_month,
+        {{ usage_month('hourly.usage_date') }} as usage_month,
         count(*) as telemetry_hour_count,
         sum(cast({{ row_hash('hourly') }} as decimal(38, 0))) as telemetry_checksum
     from {{ ref('int_telemetry__gpu_hourly') }} as hourly
-    group by cast({{ dbt.date_trunc('month', 'hourly.usage_date') }} as date)
+    group by {{ usage_month('hourly.usage_date') }}
 
 ),
 

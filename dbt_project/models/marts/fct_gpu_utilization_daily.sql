@@ -22,7 +22,7 @@
     **replace_periods('usage_month')
 ) }}
 
-{%- set incremental = incremental_with_columns(['usage_month', 'inputs_fingerprint']) %}
+{%- set incremental = incremental_by_usage_month() %}
 
 {%- set grain = [
     'usage_date', 'provider_name', 'resource_id', 'host', 'gpu_model', 'team', 'billing_currency',
@@ -30,19 +30,7 @@
 
 with
 
-fingerprints as (
-
-    {{ gpu_usage_month_fingerprints('cost_lines_and_telemetry') }}
-
-),
-{%- if incremental %}
-
-months_to_rebuild as (
-
-    {{ months_with_changed_inputs('fingerprints') }}
-
-),
-{%- endif %}
+{{ usage_month_rebuild_ctes('cost_lines_and_telemetry', incremental) }}
 
 cost_lines as (
 
@@ -57,7 +45,7 @@ cost_lines as (
     from {{ ref('int_billing__cost_lines') }}
     where x_gpu_model is not null
     {%- if incremental %}
-        and cast({{ dbt.date_trunc('month', 'ChargePeriodStart') }} as date) in (select period_start from months_to_rebuild)
+        and {{ in_months_to_rebuild('ChargePeriodStart') }}
     {%- endif %}
 
 ),
@@ -103,7 +91,7 @@ hourly as (
 
     select * from {{ ref('int_telemetry__gpu_hourly') }}
     {%- if incremental %}
-    where cast({{ dbt.date_trunc('month', 'usage_date') }} as date) in (select period_start from months_to_rebuild)
+    where {{ in_months_to_rebuild('usage_date') }}
     {%- endif %}
 
 ),
@@ -233,12 +221,12 @@ final as (
         case when effective_cost is not null and effective_gpu_hours > 0 then
             {{ decimal_divide('effective_cost', 'effective_gpu_hours', 6) }}
         end as effective_cost_per_utilized_gpu_hour,
-        cast({{ dbt.date_trunc('month', 'costs.usage_date') }} as date) as usage_month,
+        {{ usage_month('costs.usage_date') }} as usage_month,
         fingerprints.inputs_fingerprint,
         {{ this_run_started_at() }} as built_at
     from costs
     left join fingerprints
-        on cast({{ dbt.date_trunc('month', 'costs.usage_date') }} as date) = fingerprints.usage_month
+        on {{ usage_month('costs.usage_date') }} = fingerprints.usage_month
 
 )
 

@@ -15,23 +15,11 @@
     **replace_periods('usage_month')
 ) }}
 
-{%- set incremental = incremental_with_columns(['usage_month', 'inputs_fingerprint']) %}
+{%- set incremental = incremental_by_usage_month() %}
 
 with
 
-fingerprints as (
-
-    {{ gpu_usage_month_fingerprints('cost_lines') }}
-
-),
-{%- if incremental %}
-
-months_to_rebuild as (
-
-    {{ months_with_changed_inputs('fingerprints') }}
-
-),
-{%- endif %}
+{{ usage_month_rebuild_ctes('cost_lines', incremental) }}
 
 daily as (
 
@@ -50,7 +38,7 @@ daily as (
     from {{ ref('int_billing__cost_lines') }}
     where x_gpu_model is not null
     {%- if incremental %}
-        and cast({{ dbt.date_trunc('month', 'ChargePeriodStart') }} as date) in (select period_start from months_to_rebuild)
+        and {{ in_months_to_rebuild('ChargePeriodStart') }}
     {%- endif %}
     group by
         cast({{ dbt.date_trunc('day', 'ChargePeriodStart') }} as date),
@@ -65,9 +53,9 @@ daily as (
 
 select
     daily.*,
-    cast({{ dbt.date_trunc('month', 'daily.charge_date') }} as date) as usage_month,
+    {{ usage_month('daily.charge_date') }} as usage_month,
     fingerprints.inputs_fingerprint,
     {{ this_run_started_at() }} as built_at
 from daily
 left join fingerprints
-    on cast({{ dbt.date_trunc('month', 'daily.charge_date') }} as date) = fingerprints.usage_month
+    on {{ usage_month('daily.charge_date') }} = fingerprints.usage_month

@@ -1,15 +1,32 @@
 """Typing text or Parquet columns by `Kind`, and rejecting the first value that does not parse.
 
 Money never goes through a binary float: a Parquet double becomes the decimal it prints as (0.1
-stays 0.1), text is parsed straight to DECIMAL(38, 12). Timestamps become naive UTC.
+stays 0.1), text is parsed straight to DECIMAL(38, 12). Timestamps become naive UTC. Yes/no columns
+(`flag`) are stored as the text `true` or `false`, whatever spelling the provider used.
 """
 
 from __future__ import annotations
 
 import polars as pl
 
+from sources.common.delivery import DeliveryWarning
 from sources.common.rejects import reject_first, shorten
+from sources.common.row_checks import flag_rows
 from sources.common.types import DATETIME_FORMATS, DECIMAL, DECIMAL_SCALE, TIMESTAMP, Kind
+
+FLAG_SPELLINGS: dict[str, str] = {
+    "true": "true",
+    "false": "false",
+    "yes": "true",
+    "no": "false",
+    "y": "true",
+    "n": "false",
+    "1": "true",
+    "0": "false",
+}
+"""How providers write yes or no (compared trimmed and lower-cased: OCI reports write `Y`/`N` as well as
+`true`/`false`), and the text the warehouse stores for each."""
+FLAG_EXPECTED = "yes or no (true/false, yes/no, y/n or 1/0, in any case)"
 
 
 def as_text(raw: pl.DataFrame, column: str) -> pl.Expr:
@@ -50,6 +67,30 @@ def parse_timestamp(text: pl.Expr, formats: tuple[str, ...] = DATETIME_FORMATS) 
     """Text in the first of `formats` it matches, read as UTC and stored naive."""
     parsed = [text.str.to_datetime(fmt, strict=False, time_zone="UTC", time_unit="us") for fmt in formats]
     return pl.coalesce(parsed).dt.replace_time_zone(None)
+
+
+def flag(text: pl.Expr) -> pl.Expr:
+    """A yes/no column as stored: `true` or `false` from any spelling in FLAG_SPELLINGS; null where the file left
+    it blank or wrote something else (`unreadable_flags` warns about those)."""
+    spelling = text.cast(pl.String).str.strip_chars().str.to_lowercase()
+    return spelling.replace_strict(FLAG_SPELLINGS, default=None, return_dtype=pl.String)
+
+
+def unreadable_flags(frame: pl.DataFrame, column: str, written: pl.Series, *, named: str) -> DeliveryWarning | None:
+    """A warning about the rows of `frame` whose yes/no `column` is null although the file wrote a value (`written`,
+    by row): a spelling `flag` does not know. The row loads with no value there: an optional flag is not worth a
+    rejected delivery, and guessing yes or no would be wrong. `named` is the column as the file spells it."""
+    unreadable = written.is_not_null() & frame[column].is_null()
+    if not unreadable.any():
+        return None
+    first = written.filter(unreadable)[0]
+    return flag_rows(
+        frame,
+        named,
+        pl.lit(unreadable),
+        f"{named} not read as yes or no",
+        f"{named} is {shorten(first)!r} where {FLAG_EXPECTED} was expected: stored as no value",
+    )
 
 
 def typed_column(raw: pl.DataFrame, column: str, kind: Kind) -> pl.Expr:

@@ -14,7 +14,9 @@ column per tag key (`tags/<namespace>.<key>`). What this reader handles:
 - timestamps with or without seconds (`2023-11-13T10:00Z`), read as UTC;
 - zero-cost lines with an empty `cost/currencyCode` (real reports have them): a tenancy is billed in one
   currency, so they take the one its other lines in the delivery have (or the delivery's only one), with
-  a warning. A line that costs something still needs its own currency.
+  a warning. A line that costs something still needs its own currency;
+- the yes/no columns `cost/overageFlag` and `lineItem/isCorrection` written `Y`/`N` (real reports) or
+  `true`/`false` (the public sample), stored `true`/`false`; any other value loads as no value, with a warning.
 
 The billing period is the calendar month (UTC) of the usage interval's start; a delivery restates
 whole (tenancy, billing period) keys, so it must hold every report file of the months it covers.
@@ -33,7 +35,7 @@ from sources.common.errors import RejectedInput
 from sources.common.files import GZIP_MAGIC, PARQUET_MAGIC, decompressed, magic_bytes, read_csv
 from sources.common.rejects import reject_first, shorten
 from sources.common.row_checks import WARNING, NonNegative, OneOf, RowRules, check_rows, flag_rows
-from sources.common.typed import parse_timestamp
+from sources.common.typed import flag, parse_timestamp, unreadable_flags
 from sources.common.types import DECIMAL, DECIMAL_EXPECTED, TIMESTAMP
 
 FORMAT_VERSION = "OCI cost report"
@@ -78,8 +80,8 @@ REQUIRED_COLUMNS = (
 )
 """Present in every file and filled on every row: the restatement key, the charge period, the service and the money."""
 
-BOOLEAN_COLUMNS = ("cost/overageFlag", "lineItem/isCorrection")
-"""Written `true`/`false`; stored lower-case as text."""
+FLAG_COLUMNS = ("cost/overageFlag", "lineItem/isCorrection")
+"""Yes/no columns, stored as `true`/`false` text (`sources.common.typed.flag`); neither is required."""
 
 _HEADER_BY_LOWER = {header.lower(): header for header in REPORT_COLUMNS}
 
@@ -112,10 +114,11 @@ def parse_cost_report_delivery(delivery: Delivery) -> ParsedDelivery:
     files = delivery.files()
     if not files:
         raise RejectedInput(delivery.name, "holds no CSV or CSV.gz cost report files")
-    frames = [read_cost_report(file, source_file=delivery.display_name(file)) for file in files]
-    frame = pl.concat(frames, how="vertical")
+    read = [read_cost_report(file, source_file=delivery.display_name(file)) for file in files]
+    frame = pl.concat([frame for frame, _ in read], how="vertical")
     check_rows(frame, ROW_RULES)
-    frame, warnings = fill_missing_currency(frame, delivery.name)
+    frame, currency_warnings = fill_missing_currency(frame, delivery.name)
+    warnings = tuple(warning for _, file_warnings in read for warning in file_warnings) + currency_warnings
     return ParsedDelivery(frame=frame, format_version=FORMAT_VERSION, warnings=warnings)
 
 
@@ -161,8 +164,11 @@ def fill_missing_currency(frame: pl.DataFrame, delivery_name: str) -> tuple[pl.D
     return filled, (warning,) if warning else ()
 
 
-def read_cost_report(path: Path, *, source_file: str | None = None) -> pl.DataFrame:
-    """Parse and validate one cost report file; raises RejectedInput naming the file, row and column."""
+def read_cost_report(path: Path, *, source_file: str | None = None) -> tuple[pl.DataFrame, tuple[DeliveryWarning, ...]]:
+    """Parse and validate one cost report file; raises RejectedInput naming the file, row and column.
+
+    Returns the rows and what was accepted with a warning (a yes/no value that is neither).
+    """
     name = source_file or str(path)
     raw = read_raw(path, name)
     if raw.height == 0:
@@ -186,7 +192,12 @@ def read_cost_report(path: Path, *, source_file: str | None = None) -> pl.DataFr
         pl.lit(name).alias("_source_file"),
         pl.int_range(1, typed.height + 1, dtype=pl.Int64).alias("_source_row"),
     )
-    return typed.select(output_schema().keys())
+    warnings = (
+        unreadable_flags(typed, REPORT_COLUMNS[header][0], raw[report_columns[header]], named=header)
+        for header in FLAG_COLUMNS
+        if header in report_columns
+    )
+    return typed.select(output_schema().keys()), tuple(warning for warning in warnings if warning)
 
 
 def read_raw(path: Path, name: str) -> pl.DataFrame:
@@ -232,8 +243,8 @@ def _typed(header: str, file_header: str | None) -> pl.Expr:
         return text.cast(DECIMAL, strict=False).alias(column)
     if isinstance(dtype, pl.Datetime):
         return parse_timestamp(text).alias(column)
-    if header in BOOLEAN_COLUMNS:
-        return text.str.to_lowercase().alias(column)
+    if header in FLAG_COLUMNS:
+        return flag(text).alias(column)
     return text.alias(column)
 
 
@@ -277,16 +288,6 @@ def _check_values(raw: pl.DataFrame, typed: pl.DataFrame, report_columns: dict[s
             expected = DECIMAL_EXPECTED
         elif isinstance(dtype, pl.Datetime):
             expected = "an ISO 8601 UTC date-time such as 2023-11-13T10:00Z"
-        elif header in BOOLEAN_COLUMNS:
-            expected = "true or false"
-            reject_first(
-                typed[column].is_not_null() & ~typed[column].is_in(["true", "false"]),
-                values,
-                name,
-                header,
-                lambda value, expected=expected: f"{shorten(value)!r} is not {expected}",
-            )
-            continue
         else:
             continue
         reject_first(

@@ -26,6 +26,9 @@ CHARGE_TYPE_DERIVED = "ChargeType derived as Usage"
 PRICING_MODEL_DERIVED = "PricingModel derived"
 NO_EXCHANGE_RATE = "No exchange rate to the pricing currency"
 CURRENCY_FROM_TENANCY = "Currency taken from the tenancy"
+OCI_FLAG_COLUMNS = ("cost/overageFlag", "lineItem/isCorrection")
+YES_OR_NO = {"true", "false", "yes", "no", "y", "n", "1", "0"}
+"""The spellings of yes and no a reader accepts in any case (docs/data-quality.md)."""
 
 
 @dataclass(frozen=True)
@@ -36,6 +39,19 @@ class Case:
     warnings: dict[str, int] = field(default_factory=dict)
     """Each warning the reader must give (rule → rows), and no other."""
     format_version: str = ""
+
+
+def oci_flags_not_yes_or_no(path: Path) -> dict[str, int]:
+    """The OCI reader's warnings (rule → rows) for yes/no cells holding something else, counted from the file."""
+    with path.open(encoding="utf-8-sig", newline="") as handle:
+        lines = list(csv.DictReader(handle))
+    counts = {
+        f"{column} not read as yes or no": sum(
+            line[column].strip() != "" and line[column].strip().lower() not in YES_OR_NO for line in lines
+        )
+        for column in OCI_FLAG_COLUMNS
+    }
+    return {rule: count for rule, count in counts.items() if count}
 
 
 CASES = (
@@ -108,6 +124,13 @@ CASES = (
         "oci_cost",
         CONFORMANCE / "oci_cost_report_zero_cost.csv",
         {CURRENCY_FROM_TENANCY: 2},
+    ),
+    Case(
+        "oci-yes-no-flags",
+        "oci_cost",
+        CONFORMANCE / "oci_cost_report_yes_no_flags.csv",
+        oci_flags_not_yes_or_no(CONFORMANCE / "oci_cost_report_yes_no_flags.csv"),
+        "OCI cost report",
     ),
 )
 CASE_BY_ID = {case.id: case for case in CASES}

@@ -198,7 +198,8 @@ def reject(path: Path) -> RejectedInput:
 
 def test_real_sample_is_detected_and_read_with_exact_totals():
     assert detect_source(SAMPLE) == "oci_cost"
-    frame = read_cost_report(SAMPLE, source_file="sample.csv")
+    frame, warnings = read_cost_report(SAMPLE, source_file="sample.csv")
+    assert warnings == ()
 
     with SAMPLE.open(encoding="utf-8-sig", newline="") as handle:
         rows = list(csv.DictReader(handle))
@@ -246,16 +247,80 @@ def test_gpu_fixture_columns_tags_and_lineage(tmp_path: Path):
 def test_headers_match_without_case_and_new_columns_are_kept(tmp_path: Path):
     header = [column.replace("lineItem/tenantId", "lineItem/TenantId") for column in HEADER] + ["product/resource"]
     row = GPU_ROWS[0] | {"lineItem/TenantId": TENANCY, "product/resource": "PIC_COMPUTE_GPU_H100"}
-    frame = read_cost_report(write_report(tmp_path / "r.csv", [row], header))
+    frame, _ = read_cost_report(write_report(tmp_path / "r.csv", [row], header))
     assert frame["line_item_tenant_id"].to_list() == [TENANCY]
     assert json.loads(frame["extra_columns"][0]) == {"product/resource": "PIC_COMPUTE_GPU_H100"}
 
 
 def test_optional_columns_may_be_missing(tmp_path: Path):
     header = [c for c in HEADER if c not in ("cost/unitPriceOverage", "lineItem/backreferenceNo") and "tags/" not in c]
-    frame = read_cost_report(write_report(tmp_path / "r.csv", GPU_ROWS[:1], header))
+    frame, _ = read_cost_report(write_report(tmp_path / "r.csv", GPU_ROWS[:1], header))
     assert frame["cost_unit_price_overage"].to_list() == [None]
     assert frame["tags"].to_list() == [None]
+
+
+YES_NO_FIXTURE = FIXTURES_ROOT / "conformance" / "oci_cost_report_yes_no_flags.csv"
+YES_OR_NO = {"y": "true", "yes": "true", "true": "true", "1": "true", "n": "false", "no": "false", "false": "false"}
+YES_OR_NO["0"] = "false"
+
+
+def _stored(amount: str) -> Decimal:
+    """An amount as the warehouse's 12 decimals hold it (half to even)."""
+    return Decimal(amount).quantize(Decimal("1e-12"), ROUND_HALF_EVEN)
+
+
+def test_yes_no_flags_as_oracle_writes_them_load_and_another_value_is_a_warning(tmp_path: Path):
+    """Real reports write `Y`/`N`: every line loads, flags stored `true`/`false`; `maybe` is no value and a warning."""
+    path = tmp_path / YES_NO_FIXTURE.name
+    path.write_bytes(YES_NO_FIXTURE.read_bytes())
+    parsed = parse_cost_report_delivery(delivery_of(path))
+    with YES_NO_FIXTURE.open(encoding="utf-8-sig", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    frame = parsed.frame
+
+    for header in ("cost/overageFlag", "lineItem/isCorrection"):
+        assert {"Y", "N"} <= {row[header] for row in rows}, "the fixture writes flags as Oracle does"
+    assert frame.height == len(rows)
+    assert frame["cost_my_cost"].sum() == sum(_stored(row["cost/myCost"]) for row in rows)
+    for header, column in (
+        ("cost/overageFlag", "cost_overage_flag"),
+        ("lineItem/isCorrection", "line_item_is_correction"),
+    ):
+        assert frame[column].to_list() == [YES_OR_NO.get(row[header].strip().lower()) for row in rows], header
+    corrections = [row for row in rows if row["lineItem/isCorrection"].strip().lower() in ("y", "yes", "true", "1")]
+    assert frame.filter(pl.col("line_item_is_correction") == "true")["cost_my_cost"].sum() == sum(
+        _stored(row["cost/myCost"]) for row in corrections
+    )
+    odd = [(number, row) for number, row in enumerate(rows, 1) if row["cost/overageFlag"].lower() not in YES_OR_NO]
+    (warning,) = parsed.warnings
+    assert (warning.file, warning.row, warning.column, warning.rows) == (
+        path.name,
+        odd[0][0],
+        "cost/overageFlag",
+        len(odd),
+    )
+    assert warning.rule == "cost/overageFlag not read as yes or no"
+    assert f"{odd[0][1]['cost/overageFlag']!r}" in warning.message
+
+
+@pytest.mark.parametrize(
+    ("written", "stored"),
+    [
+        *[("Y", "true"), (" yes ", "true"), ("TRUE", "true"), ("1", "true")],
+        *[("n", "false"), ("No", "false"), ("0", "false")],
+        *[("", None), ("F", None), ("2", None), ("oui", None)],
+    ],
+)
+def test_every_spelling_of_yes_and_no_is_read_and_nothing_else(tmp_path: Path, written: str, stored: str | None):
+    rows = [dict(row) for row in GPU_ROWS]
+    rows[2]["lineItem/isCorrection"] = written
+    parsed = parse_cost_report_delivery(delivery_of(write_report(tmp_path / "flags.csv", rows)))
+    assert parsed.frame["line_item_is_correction"][2] == stored
+    warnings = [(w.rule, w.file, w.row, w.column, w.rows) for w in parsed.warnings]
+    if stored is None and written:
+        assert warnings == [("lineItem/isCorrection not read as yes or no", "flags.csv", 3, "lineItem/isCorrection", 1)]
+    else:
+        assert warnings == []
 
 
 @pytest.mark.parametrize(
@@ -266,7 +331,6 @@ def test_optional_columns_may_be_missing(tmp_path: Path):
         (2, {"lineItem/intervalUsageStart": "13/11/2023 10:00"}, "lineItem/intervalUsageStart", "is not an ISO 8601"),
         (4, {"lineItem/tenantId": ""}, "lineItem/tenantId", "must not be empty"),
         (2, {"cost/myCost": ""}, "cost/myCost", "must not be empty"),
-        (5, {"lineItem/isCorrection": "maybe"}, "lineItem/isCorrection", "'maybe' is not true or false"),
         (3, {"cost/currencyCode": "US$"}, "cost/currencyCode", "'US$' is not an ISO 4217 currency code"),
         (2, {"lineItem/intervalUsageEnd": "2026-03-01T00:00:00Z"}, "lineItem/intervalUsageEnd", "is before"),
     ],

@@ -262,13 +262,33 @@ def _derive_legacy_columns(frame: pl.DataFrame) -> tuple[pl.DataFrame, tuple[Del
       also localized) have none, nor a Frequency: they hold nothing but metered usage, billed as used.
       A row without a ChargeType is `Usage` (Frequency `UsageBased` where it has none).
     - PricingModel, in files without the column (legacy pay-as-you-go, the 2025-04 ActualCost and
-      AmortizedCost layouts): `Reservation` on a row naming its reservation (ReservationId, or a
-      `/microsoft.capacity/` benefitId), `SavingsPlan` on one naming a savings plan benefit, `Spot` on a
-      ` Spot` or ` Low Priority` meter (Azure's names for its interruptible VMs), else `OnDemand`; Tax
-      rows keep none.
+      AmortizedCost layouts): `Reservation` on a row naming its reservation (a `/microsoft.capacity/`
+      benefitId, or a ReservationId), `SavingsPlan` on one naming a savings plan benefit
+      (`/microsoft.billingbenefits/`), `Spot` on a ` Spot` or ` Low Priority` meter (Azure's names for its
+      interruptible VMs), else `OnDemand`; Tax rows keep none.
+    - PricingModel on a row that names a reservation or savings plan but leaves the column empty (exports
+      written before Microsoft filled it) or names another model: the commitment's, as above. FOCUS makes a
+      charge a commitment covered `Committed` whatever the pricing model says, and the cost lines read the
+      commitment from PricingModel (which usage is billed 0, which purchase is kept beside the amortized
+      export); the commitment columns come from the same ids, so the two always agree.
     """
     no_charge_type = pl.col("ChargeType").is_null()
+    charge_type = pl.coalesce(pl.col("ChargeType"), pl.lit("Usage"))
+    is_tax = charge_type.str.to_lowercase() == "tax"
+    benefit = pl.col("benefitId").str.to_lowercase()
+    commitment = (
+        pl.when(is_tax)
+        .then(None)
+        .when(benefit.str.contains("/microsoft.capacity/", literal=True))
+        .then(pl.lit("Reservation"))
+        .when(benefit.str.contains("/microsoft.billingbenefits/", literal=True))
+        .then(pl.lit("SavingsPlan"))
+        .when(pl.col("ReservationId").is_not_null())
+        .then(pl.lit("Reservation"))
+    )
     no_pricing_model = pl.col(_NO_PRICING_MODEL_COLUMN)
+    stated_commitment = pl.col("PricingModel").str.replace_all(" ", "").str.to_lowercase().is_in(_COMMITMENT_MODELS)
+    commitment_unstated = ~no_pricing_model & commitment.is_not_null() & ~stated_commitment.fill_null(False)
     warnings = (
         flag_rows(
             frame,
@@ -286,17 +306,21 @@ def _derive_legacy_columns(frame: pl.DataFrame) -> tuple[pl.DataFrame, tuple[Del
             "no PricingModel column in this layout: Reservation or SavingsPlan where the row names one,"
             " Spot on Spot and Low Priority meters, else OnDemand",
         ),
+        flag_rows(
+            frame,
+            "PricingModel",
+            commitment_unstated,
+            "PricingModel derived from the commitment",
+            "the row names a reservation or savings plan (ReservationId or benefitId) but its PricingModel is"
+            " empty or another model: read as Reservation or SavingsPlan, the commitment it names",
+        ),
     )
     meter = pl.col("MeterName").str.strip_chars()
-    benefit = pl.col("benefitId").str.to_lowercase()
-    charge_type = pl.coalesce(pl.col("ChargeType"), pl.lit("Usage"))
     derived_pricing_model = (
-        pl.when(charge_type.str.to_lowercase() == "tax")
+        pl.when(is_tax)
         .then(None)
-        .when(pl.col("ReservationId").is_not_null() | benefit.str.contains("/microsoft.capacity/", literal=True))
-        .then(pl.lit("Reservation"))
-        .when(benefit.str.contains("/microsoft.billingbenefits/", literal=True))
-        .then(pl.lit("SavingsPlan"))
+        .when(commitment.is_not_null())
+        .then(commitment)
         .when(meter.str.ends_with(" Spot") | meter.str.ends_with(" Low Priority"))
         .then(pl.lit("Spot"))
         .otherwise(pl.lit("OnDemand"))
@@ -307,7 +331,10 @@ def _derive_legacy_columns(frame: pl.DataFrame) -> tuple[pl.DataFrame, tuple[Del
         .then(pl.lit("UsageBased"))
         .otherwise(pl.col("Frequency"))
         .alias("Frequency"),
-        pl.when(no_pricing_model).then(derived_pricing_model).otherwise(pl.col("PricingModel")).alias("PricingModel"),
+        pl.when(no_pricing_model | commitment_unstated)
+        .then(derived_pricing_model)
+        .otherwise(pl.col("PricingModel"))
+        .alias("PricingModel"),
     ).drop(_NO_PRICING_MODEL_COLUMN)
     return derived, tuple(warning for warning in warnings if warning is not None)
 
@@ -343,6 +370,9 @@ def read_cost_details_file(path: Path, *, source_file: str | None = None) -> pl.
     """
     return _read_file(path, source_file or str(path)).select(output_schema().keys())
 
+
+_COMMITMENT_MODELS = ("reservation", "savingsplan")
+"""PricingModel values (lower case, spaces removed) that name a commitment, as int_azure__cost_lines reads them."""
 
 _NO_PRICING_MODEL_COLUMN = "_no_pricing_model"
 """True on the rows of a file without a PricingModel column: derived for the delivery, then dropped."""

@@ -24,6 +24,7 @@ AZURE_COMMITMENT_COVERED = {"usage", "unusedreservation", "unusedsavingsplan"}
 
 CHARGE_TYPE_DERIVED = "ChargeType derived as Usage"
 PRICING_MODEL_DERIVED = "PricingModel derived"
+PRICING_MODEL_FROM_COMMITMENT = "PricingModel derived from the commitment"
 NO_EXCHANGE_RATE = "No exchange rate to the pricing currency"
 CURRENCY_FROM_TENANCY = "Currency taken from the tenancy"
 OCI_FLAG_COLUMNS = ("cost/overageFlag", "lineItem/isCorrection")
@@ -79,6 +80,20 @@ CASES = (
         CONFORMANCE / "azure_ea_actualcost_late_usage.csv",
         {PRICING_MODEL_DERIVED: 2},
     ),
+    Case(
+        "azure-ea-actualcost-blank-pricing-model",
+        "azure_actual",
+        CONFORMANCE / "azure_ea_actualcost_blank_pricing_model.csv",
+        {PRICING_MODEL_FROM_COMMITMENT: 4},
+        "Azure ActualCost (EA)",
+    ),
+    Case(
+        "azure-ea-amortizedcost-blank-pricing-model",
+        "azure_amortized",
+        CONFORMANCE / "azure_ea_amortizedcost_blank_pricing_model.csv",
+        {PRICING_MODEL_FROM_COMMITMENT: 3},
+        "Azure AmortizedCost (EA)",
+    ),
     Case("azure-ea-real-sample", "azure_actual", FIXTURES / "focus-converters" / "azure_ea_actual_sample.csv", {}),
     Case(
         "azure-mca-amortizedcost-eur-billed-usd-priced",
@@ -86,6 +101,13 @@ CASES = (
         CONFORMANCE / "azure_mca_amortizedcost_eur_usd.csv",
         {},
         "Azure AmortizedCost (MCA)",
+    ),
+    Case(
+        "azure-mca-actualcost-blank-pricing-model",
+        "azure_actual",
+        CONFORMANCE / "azure_mca_actualcost_blank_pricing_model.csv",
+        {PRICING_MODEL_FROM_COMMITMENT: 3},
+        "Azure ActualCost (MCA)",
     ),
     Case(
         "azure-mca-without-exchange-rate",
@@ -192,16 +214,30 @@ def delivered_cost(case: Case) -> dict[str, Decimal]:
     return totals
 
 
+def azure_commitment(line: dict[str, str]) -> str:
+    """`reservation` or `savingsplan` when the line names one (benefitId's provider, else ReservationId), else ``."""
+    benefit = pick(line, "benefitId").lower()
+    if "/microsoft.capacity/" in benefit:
+        return "reservation"
+    if "/microsoft.billingbenefits/" in benefit:
+        return "savingsplan"
+    return "reservation" if pick(line, "ReservationId") else ""
+
+
 def _azure_keys(line: dict[str, str]) -> tuple[str, str]:
-    return pick(line, "ChargeType").lower() or "usage", pick(line, "PricingModel").replace(" ", "").lower()
+    """ChargeType and pricing model: a line naming a commitment is priced by it, whatever PricingModel says."""
+    charge_type = pick(line, "ChargeType").lower() or "usage"
+    commitment = azure_commitment(line) if charge_type != "tax" else ""
+    return charge_type, commitment or pick(line, "PricingModel").replace(" ", "").lower()
 
 
 def mart_totals(case: Case, *, with_actual: Case | None = None) -> Totals:
     """BilledCost and EffectiveCost per currency for one delivery (an amortized one with its actual twin).
 
-    FOCUS files state both. OCI and Azure exports without an amortized twin bill and amortize alike.
-    Azure's amortized export is the effective cost; its billed cost is the actual export's (FOCUS:
-    commitment-covered usage is billed 0 and the purchase carries the money, finops-toolkit convert.md).
+    FOCUS files state both; OCI bills and amortizes alike. Azure (finops-toolkit convert.md): the amortized
+    export is the effective cost, and its billed cost is the actual export's (commitment-covered usage is
+    billed 0 and the purchase carries the money). An actual export without its amortized twin is the billed
+    cost, and its effective cost leaves out the commitments bought (FOCUS counts them only as used).
     """
     totals = Totals()
     lines = rows(case.path)
@@ -210,20 +246,23 @@ def mart_totals(case: Case, *, with_actual: Case | None = None) -> Totals:
             totals.billed[line["BillingCurrency"]] += number(line["BilledCost"])
             totals.effective[line["BillingCurrency"]] += number(line["EffectiveCost"])
         return totals
-    if case.source != "azure_amortized":
+    if not case.source.startswith("azure_"):
         for currency, amount in delivered_cost(case).items():
             totals.billed[currency] += amount
             totals.effective[currency] += amount
         return totals
     for line in lines:
-        currency = pick(line, "BillingCurrencyCode", "BillingCurrency")
-        cost = number(pick(line, "CostInBillingCurrency", "Cost"))
+        currency = pick(line, "BillingCurrencyCode", "BillingCurrency", "Currency")
+        cost = number(pick(line, "CostInBillingCurrency", "PreTaxCost", "Cost"))
         charge_type, pricing_model = _azure_keys(line)
-        if not pricing_model and pick(line, "ReservationId"):
-            pricing_model = "reservation"  # the 2025-04 layouts have no PricingModel column
+        commitment = pricing_model in AZURE_COMMITMENT_MODELS
+        if case.source == "azure_actual":
+            totals.billed[currency] += cost
+            if not (commitment and charge_type in ("purchase", "refund")):
+                totals.effective[currency] += cost
+            continue
         totals.effective[currency] += cost
-        covered = pricing_model in AZURE_COMMITMENT_MODELS and charge_type in AZURE_COMMITMENT_COVERED
-        if with_actual is None and not covered:
+        if with_actual is None and not (commitment and charge_type in AZURE_COMMITMENT_COVERED):
             totals.billed[currency] += cost
     if with_actual is not None:
         for currency, amount in delivered_cost(with_actual).items():

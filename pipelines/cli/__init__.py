@@ -118,6 +118,13 @@ def _parser() -> argparse.ArgumentParser:
     ingest.add_argument(
         "--rebuild", action="store_true", help="rebuild the models even when nothing new was loaded (or no PATH given)"
     )
+    ingest.add_argument(
+        "--retry",
+        action="append",
+        metavar="LOAD_ID",
+        help="load a delivery the models withheld again, from quarantine, after a fix of the models (repeatable; "
+        "audit.withheld_loads lists them)",
+    )
     ingest.set_defaults(handler=ingest_command)
 
     sql = commands.add_parser("sql", help="run a read-only SQL query against the warehouse")

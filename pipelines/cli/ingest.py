@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from pipelines.cli.runs import build_models, execute, print_deliveries
+from pipelines.cli.runs import build_models, execute, print_deliveries, published_outcomes, withheld_deliveries
 from pipelines.lib.ingest.billing_sources import SOURCES_BY_NAME
 from pipelines.lib.operations import signals
 from pipelines.lib.settings import FinopsHome
@@ -17,9 +17,14 @@ def ingest(home: FinopsHome, args: argparse.Namespace) -> int:
     from pipelines.lib.transform.asset_selections import load_selection
     from sources.common.detect import detect_source
 
-    if not args.paths:
+    retries = args.retry or []
+    if not args.paths and not retries:
         if not args.rebuild:
-            print("error: give a PATH to load, or --rebuild to rebuild the models from what is loaded", file=sys.stderr)
+            print(
+                "error: give a PATH to load, --retry LOAD_ID to load a withheld delivery again, or --rebuild to "
+                "rebuild the models from what is loaded",
+                file=sys.stderr,
+            )
             return 2
         return 0 if build_models("run `gpu-finops ingest --rebuild` again") else 1
     deliveries = []
@@ -30,26 +35,49 @@ def ingest(home: FinopsHome, args: argparse.Namespace) -> int:
             print(f"Recognised {path} as {SOURCES_BY_NAME[source].title} (override with --source).")
         deliveries.append(register(home, source, path))
         print(f"Registered {path} as {source}/{deliveries[-1].name}")
+    for load_id in retries:
+        released = _release(home, load_id)
+        if released is None:
+            return 2
+        deliveries.append(released)
+        print(f"Released withheld load {load_id} from quarantine as {released.source}/{released.name}")
     keys = sorted({SOURCES_BY_NAME[delivery.source].asset_key for delivery in deliveries})
+    described = ", ".join([str(path) for path in args.paths] + retries)
     signals.progress.start(
-        f"loading {', '.join(str(path) for path in args.paths)} (a delivery not yet committed was rolled back; "
-        "run the same command again)",
+        f"loading {described} (a delivery not yet committed was rolled back; run the same command again)",
         "model build",
     )
     results, ok = execute(load_selection(*keys), "loading")
     signals.progress.finish(f"loaded {sum(r['status'] == 'loaded' for r in results)} of {len(results)} deliveries")
-    print_deliveries(results)
     loaded = any(result["status"] == "loaded" for result in results)
     # A crash can leave loads the models never saw (killed between load and build, or mid-build).
     owed = owed_build(home.warehouse) if ok and not (args.rebuild or loaded) else None
     if owed:
         print(f"Rebuilding the models: {owed}.")
+    built = False
     if ok and (args.rebuild or loaded or owed):
-        ok = build_models("the next `gpu-finops ingest` rebuilds")
+        ok = built = build_models("the next `gpu-finops ingest` rebuilds")
     elif ok:
         # Rebuilding would change nothing, and a rejected delivery leaves the warehouse as it was.
         print("Nothing new was loaded, so the models were not rebuilt (--rebuild forces it).")
+    # After a build each delivery's figures are the models' (and a delivery they refused says so).
+    outcomes = published_outcomes(home.warehouse, results) if built else None
+    print_deliveries(results, outcomes)
     mine = {delivery.name for delivery in deliveries}
-    if not ok or any(r["status"] == "rejected" and r["delivery"] in mine for r in results):
-        return 1
-    return 0
+    refused = {r["delivery"] for r in results if r["status"] == "rejected"} | set(
+        withheld_deliveries(results, outcomes or {})
+    )
+    return 1 if not ok or refused & mine else 0
+
+
+def _release(home: FinopsHome, load_id: str):
+    """The withheld load's delivery, back in the landing zone; None (with a message) when it cannot be."""
+    from pipelines.lib.ingest.withholding import release_withheld
+    from pipelines.lib.warehouse.warehouse import connect
+
+    try:
+        with connect(home.warehouse, read_only=True) as con:
+            return release_withheld(home, con, load_id)
+    except (LookupError, FileNotFoundError, FileExistsError) as error:
+        print(f"error: cannot retry {load_id}: {error}", file=sys.stderr)
+        return None

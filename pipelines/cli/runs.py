@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 import uuid
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 from pipelines.cli._output import money
@@ -115,7 +116,46 @@ def print_failures(result: Any) -> None:
         console.name_log("Log (Dagster's events, dbt's output, stack traces)", sys.stderr)
 
 
-def print_deliveries(results: list[dict[str, Any]]) -> None:
+def published_outcomes(warehouse: Path, results: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """What became of each loaded delivery once the models were built, by load id: `withheld` (and the rule that
+    refused it), or the billed and effective cost per currency as the cost lines hold its rows."""
+    from pipelines.lib.warehouse.warehouse import connect
+
+    load_ids = [result["load_id"] for result in results if result["status"] == "loaded" and result.get("load_id")]
+    if not load_ids or not warehouse.exists():
+        return {}
+    outcomes: dict[str, dict[str, Any]] = {}
+    with connect(warehouse, read_only=True) as con:
+        withheld = con.execute(
+            "select load_id, message from audit.withheld_loads where load_id in (select unnest(?::varchar[]))",
+            [load_ids],
+        ).fetchall()
+        for load_id, message in withheld:
+            outcomes[load_id] = {"withheld": message}
+        modelled = con.execute(
+            "select count(*) from information_schema.tables "
+            "where table_schema = 'intermediate' and table_name = 'int_billing__cost_lines'"
+        ).fetchall()[0][0]
+        if not modelled:
+            return outcomes
+        totals = con.execute(
+            "select x_load_id, BillingCurrency, sum(BilledCost), sum(EffectiveCost) "
+            "from intermediate.int_billing__cost_lines where x_load_id in (select unnest(?::varchar[])) "
+            "group by all order by all",
+            [load_ids],
+        ).fetchall()
+    for load_id, currency, billed, effective in totals:
+        outcomes.setdefault(load_id, {}).setdefault("totals", {})[currency] = {
+            "billed": billed,
+            "effective": effective,
+        }
+    return outcomes
+
+
+def print_deliveries(results: list[dict[str, Any]], outcomes: dict[str, dict[str, Any]] | None = None) -> None:
+    """One line per delivery with its cost; `outcomes` (from `published_outcomes`, after the build) gives the
+    figures as the cost lines hold them and says which loads the models withheld. Without them the figures are
+    the file's own totals, and say so."""
     for result in results:
         status = result["status"]
         if status == "rejected":
@@ -124,27 +164,52 @@ def print_deliveries(results: list[dict[str, Any]]) -> None:
         if status == "duplicate":
             print(f"unchanged {result['delivery']} (loaded before as {result['load_id']})")
             continue
+        outcome = (outcomes or {}).get(result["load_id"], {})
+        if "withheld" in outcome:
+            print(
+                f"REJECTED  {result['delivery']} by model rule {outcome['withheld']}\n"
+                f"          loaded as {result['load_id']}, then withheld: its rows left the warehouse, what it "
+                "replaced is back, and it was moved to quarantine/"
+            )
+            continue
+        if outcomes is None:
+            figures, basis = result["totals"], " (the file's totals; the models were not rebuilt)"
+        else:
+            figures, basis = outcome.get("totals", {}), ""
         totals = "; ".join(
             f"{currency} billed {money(Decimal(t['billed']))} effective {money(Decimal(t['effective']))}"
-            for currency, t in result["totals"].items()
+            for currency, t in figures.items()
         )
         replaced = f", replaced {result['replaced_rows']} restated rows" if result["replaced_rows"] else ""
         warnings = result.get("warnings") or []
         label = f"loaded with {len(warnings)} warning{'s' if len(warnings) > 1 else ''}" if warnings else "loaded"
         print(
             f"{label}  {result['delivery']}: {result['rows']} rows, billing periods "
-            f"{', '.join(result['billing_periods'])}{replaced}\n          {totals}"
+            f"{', '.join(result['billing_periods'])}{replaced}\n          {totals or 'no cost lines'}{basis}"
         )
         for warning in warnings:
             first = f", first at {warning['example']}" if warning.get("example") else ""
             print(f"          warning: {warning['rule']}: {warning['rows']} row(s){first}")
 
 
-def print_delivery_summary(results: list[dict[str, Any]]) -> None:
-    """What a run loaded in a few lines (the demo's many deliveries): counts and rows, each warning rule once
-    with its rows, and every rejected or unchanged delivery in full."""
-    loaded = [result for result in results if result["status"] not in ("rejected", "duplicate")]
-    print_deliveries([result for result in results if result["status"] in ("rejected", "duplicate")])
+def withheld_deliveries(results: list[dict[str, Any]], outcomes: dict[str, dict[str, Any]]) -> list[str]:
+    """The deliveries of `results` that the models withheld."""
+    return [
+        result["delivery"]
+        for result in results
+        if result["status"] == "loaded" and "withheld" in outcomes.get(result["load_id"], {})
+    ]
+
+
+def print_delivery_summary(warehouse: Path, results: list[dict[str, Any]]) -> None:
+    """What a run loaded and the models published, in a few lines (the demo's many deliveries): counts and rows,
+    each warning rule once with its rows, and every rejected, withheld or unchanged delivery in full."""
+    outcomes = published_outcomes(warehouse, results)
+    withheld = set(withheld_deliveries(results, outcomes))
+    loaded = [r for r in results if r["status"] not in ("rejected", "duplicate") and r["delivery"] not in withheld]
+    print_deliveries(
+        [r for r in results if r["status"] in ("rejected", "duplicate") or r["delivery"] in withheld], outcomes
+    )
     rows = sum(int(result["rows"]) for result in loaded)
     print(f"loaded    {len(loaded)} deliveries, {rows:,} rows")
     rules: dict[str, list[int]] = {}

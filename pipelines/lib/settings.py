@@ -13,7 +13,9 @@ from datetime import date
 from pathlib import Path
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
-DBT_PROJECT_DIR = PROJECT_ROOT / "dbt_project"
+DBT_PROJECT_DIR = Path(os.environ.get("FINOPS_DBT_PROJECT_DIR") or PROJECT_ROOT / "dbt_project").resolve()
+"""The dbt project the pipeline builds: the bundled one, or (`FINOPS_DBT_PROJECT_DIR`) a copy with an
+organisation's own models and rules."""
 DAGSTER_YAML = PROJECT_ROOT / "dagster.yaml"
 DAGSTER_POSTGRES_YAML = PROJECT_ROOT / "dagster-postgres.yaml"
 

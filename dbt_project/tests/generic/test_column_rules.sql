@@ -6,8 +6,10 @@
     one per column and rule keeps a build's test count near its model count: each test is a query, and a node that dbt compiles and runs and Dagster records as
     an asset check, so on small daily deliveries the per-node cost, not the scan, is what tests cost.
 
-    It returns one row per broken rule, naming the column and the rule, with the number of rows that break it
-    (`dbt test --store-failures` keeps them). As in dbt's single-column tests, nulls pass non_negative and
+    It returns one row per broken rule, naming the rule and its column (null for a named rule), with the number of
+    rows that break it (`dbt test --store-failures` keeps them) and the condition true on exactly those rows
+    (`failing_when`): write-audit-publish (pipelines/lib/transform/model_audit.py) finds a withheld delivery's first
+    failing row with it. As in dbt's single-column tests, nulls pass non_negative and
     accepted_values; accepted values are compared as text literals (like accepted_values' default), quoted by
     `dbt.escape_single_quotes`, which knows each engine's escaping (Spark reads `''` as two adjacent literals).
     A rule with a `where` of its own stays a test of its own; a model's warn-severity rules are a second column_rules
@@ -19,25 +21,26 @@
 -#}
 {% test column_rules(model, not_null=[], non_negative=[], accepted_values={}, expressions={}, true_on_every_row={}) %}
 
+{#- Each rule: (name, condition a breaking row meets, column or none) -#}
 {%- set rules = [] -%}
 {%- for column in not_null -%}
-    {%- do rules.append((column ~ ' is null', column ~ ' is null')) -%}
+    {%- do rules.append((column ~ ' is null', column ~ ' is null', column)) -%}
 {%- endfor -%}
 {%- for column in non_negative -%}
-    {%- do rules.append((column ~ ' is negative', column ~ ' < 0')) -%}
+    {%- do rules.append((column ~ ' is negative', column ~ ' < 0', column)) -%}
 {%- endfor -%}
 {%- for column, values in accepted_values.items() -%}
     {%- set literals = [] -%}
     {%- for value in values -%}
         {%- do literals.append("'" ~ dbt.escape_single_quotes(value | string) ~ "'") -%}
     {%- endfor -%}
-    {%- do rules.append((column ~ ' is not an accepted value', column ~ ' not in (' ~ literals | join(', ') ~ ')')) -%}
+    {%- do rules.append((column ~ ' is not an accepted value', column ~ ' not in (' ~ literals | join(', ') ~ ')', column)) -%}
 {%- endfor -%}
 {%- for name, expression in expressions.items() -%}
-    {%- do rules.append((name, 'not (' ~ expression ~ ')')) -%}
+    {%- do rules.append((name, 'not (' ~ expression ~ ')', none)) -%}
 {%- endfor -%}
 {%- for name, condition in true_on_every_row.items() -%}
-    {%- do rules.append((name, 'not coalesce(' ~ condition ~ ', false)')) -%}
+    {%- do rules.append((name, 'not coalesce(' ~ condition ~ ', false)', none)) -%}
 {%- endfor -%}
 {%- if not rules -%}
     {{ exceptions.raise_compiler_error("column_rules on " ~ model ~ " names no rule") }}
@@ -56,7 +59,9 @@ with rule_counts as (
 {% for rule in rules -%}
 select
     '{{ dbt.escape_single_quotes(rule[0]) }}' as broken_rule,
-    rule_{{ loop.index }} as failing_rows
+    {% if rule[2] %}'{{ dbt.escape_single_quotes(rule[2]) }}'{% else %}cast(null as {{ dbt.type_string() }}){% endif %} as column_name,
+    rule_{{ loop.index }} as failing_rows,
+    '{{ dbt.escape_single_quotes(rule[1]) }}' as failing_when
 from rule_counts
 where rule_{{ loop.index }} > 0
 {% if not loop.last %}union all

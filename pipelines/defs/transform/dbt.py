@@ -2,20 +2,25 @@ import json
 import shlex
 import signal
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import dagster as dg
-from dagster_dbt import DbtCliResource, dbt_assets
+from dagster_dbt import DbtCliInvocation, DbtCliResource, dbt_assets
 from dagster_duckdb import DuckDBResource
 from pydantic import Field
 
+from pipelines.lib.ingest.billing_sources import SOURCES_BY_NAME
+from pipelines.lib.ingest.withholding import withhold
 from pipelines.lib.operations.recovery import DBT_PID_TAG, DBT_STOP_SECONDS
 from pipelines.lib.operations.test_hooks import pause_if_requested
 from pipelines.lib.settings import DUCKDB_WRITER_POOL, engine, finops_home
 from pipelines.lib.transform.builds import finish_build, start_build
 from pipelines.lib.transform.dbt import FinopsDbtTranslator, dbt_project, ensure_manifest, prune_run_targets
+from pipelines.lib.transform.model_audit import audit_failed_build, failing_nodes
 from pipelines.lib.transform.spark_tables import publish_spark_tables, spark_tables
 from pipelines.lib.warehouse.raw_schema import ensure_raw_tables
+from pipelines.lib.warehouse.warehouse import publish_loads, unpublished_load_ids
 
 ensure_manifest()
 
@@ -30,6 +35,10 @@ class DbtBuildConfig(dg.Config):
     vars: dict[str, str] = Field(default_factory=dict)
 
 
+MAX_REBUILDS = 3
+"""How many times one build withholds deliveries and builds again (each round withholds at least one load)."""
+
+
 @dbt_assets(
     manifest=dbt_project.manifest_path,
     project=dbt_project,
@@ -39,7 +48,13 @@ class DbtBuildConfig(dg.Config):
 def gpu_finops_dbt_models(
     context: dg.AssetExecutionContext, dbt: DbtCliResource, duckdb: DuckDBResource, config: DbtBuildConfig
 ):
-    """Staging, intermediate and mart models with their tests, built in one `dbt build`."""
+    """Staging, intermediate and mart models with their tests, built in one `dbt build`.
+
+    Write, audit, publish: the billing loads committed since the last successful build are not published until this
+    build accepts them. If data tests fail on rows of some of them, those loads are withheld (taken back out of raw,
+    quarantined with the rule: model_audit.py, withholding.py) and the build runs again without them, so every other
+    delivery and source reaches the marts in the same run.
+    """
     # Unit tests check the SQL against fixed cases, not the data: dbt recommends leaving them out of production
     # builds. The test suite runs every one of them (tests/dbt/test_dbt_unit_tests.py).
     args = ["build", "--exclude-resource-type", "unit_test"]
@@ -48,17 +63,32 @@ def gpu_finops_dbt_models(
     with duckdb.get_connection() as con:
         ensure_raw_tables(con)
         build_id = start_build(con, run_id=context.run_id, command=shlex.join(["dbt", *args]))
+        unpublished = unpublished_load_ids(con)
     # audit.builds says whether this build finished (a SIGKILL leaves it `started`: the next run rebuilds).
     prune_run_targets()
     invocation = None
+    events = _StepEvents()
     try:
-        invocation = dbt.cli(args, context=context)
-        # A killed run's dbt keeps building on its own: the next run finds its PID here and stops it.
-        context.instance.add_run_tags(context.run_id, {DBT_PID_TAG: str(invocation.process.pid)})
-        for number, event in enumerate(invocation.stream()):
-            yield event
-            if number == 0:
-                pause_if_requested("building")
+        for attempt in range(MAX_REBUILDS + 1):
+            invocation = dbt.cli(args, context=context, raise_on_error=False)
+            # A killed run's dbt keeps building on its own: the next run finds its PID here and stops it.
+            context.instance.add_run_tags(context.run_id, {DBT_PID_TAG: str(invocation.process.pid)})
+            for number, event in enumerate(invocation.stream()):
+                yield from events.admit(event)
+                if number == 0 and attempt == 0:
+                    pause_if_requested("building")
+            if invocation.is_successful() or engine() == "spark" or attempt == MAX_REBUILDS:
+                break
+            withheld = _withhold_what_failed(context, duckdb, invocation, unpublished)
+            if not withheld:
+                break
+            yield from _stale_sources(duckdb, withheld)
+            unpublished = [load_id for load_id in unpublished if load_id not in withheld]
+            context.log.warning(f"Building again without the {len(withheld)} withheld deliveries.")
+        yield from events.held_back()
+        error = invocation.get_error()
+        if error is not None:
+            raise error
         if engine() == "spark":
             _publish_spark_tables(context, duckdb, invocation.target_path / "manifest.json")
     except BaseException as exc:
@@ -67,7 +97,82 @@ def gpu_finops_dbt_models(
             _stop(invocation.process)
         _finish(duckdb, build_id, "interrupted" if interrupted else "failed", str(exc).strip()[:2000] or None)
         raise
-    _finish(duckdb, build_id, "succeeded")
+    with duckdb.get_connection() as con:
+        publish_loads(con, unpublished)
+        finish_build(con, build_id, status="succeeded")
+
+
+class _StepEvents:
+    """The events of one or more dbt invocations, as one step may yield them: each output and check result once.
+
+    A failed check is held back until the build is over, because a rebuild without the delivery that broke it
+    reports it again (a failed blocking check would fail the step). A model built again was materialized in this
+    step already: its asset holds what the last invocation left.
+    """
+
+    def __init__(self) -> None:
+        self.outputs: set[str] = set()
+        self.checks: set[tuple[dg.AssetKey | None, str]] = set()
+        self.held: dict[tuple[dg.AssetKey | None, str], dg.AssetCheckResult] = {}
+
+    def admit(self, event: object) -> Iterator[object]:
+        if isinstance(event, dg.AssetCheckResult):
+            key = (event.asset_key, event.check_name or "")
+            if key in self.checks:
+                return
+            if not event.passed:
+                self.held[key] = event
+                return
+            self.held.pop(key, None)
+            self.checks.add(key)
+        elif isinstance(event, dg.Output):
+            if event.output_name in self.outputs:
+                return
+            self.outputs.add(event.output_name)
+        yield event
+
+    def held_back(self) -> Iterator[dg.AssetCheckResult]:
+        for key, event in self.held.items():
+            self.checks.add(key)
+            yield event
+        self.held.clear()
+
+
+def _withhold_what_failed(
+    context: dg.AssetExecutionContext, duckdb: DuckDBResource, invocation: DbtCliInvocation, unpublished: list[str]
+) -> list[str]:
+    """Withhold the unpublished loads the failed invocation's test failures trace to; the ids withheld."""
+    if not unpublished:
+        return []
+    failing = failing_nodes(invocation.get_artifact("run_results.json"), invocation.get_artifact("manifest.json"))
+    with duckdb.get_connection() as con:
+        audit = audit_failed_build(con, failing, unpublished)
+        withheld = withhold(finops_home(), con, audit.withhold, context.log) if audit.withhold else []
+    for node in audit.untraced:
+        context.log.error(f"{node.name} ({node.status}) traces to no new delivery: {node.message}")
+    return withheld
+
+
+def _stale_sources(duckdb: DuckDBResource, withheld: list[str]) -> Iterator[dg.AssetObservation]:
+    """An observation on each withheld delivery's ingest asset, so its page says why its marts are stale."""
+    with duckdb.get_connection() as con:
+        rows = con.execute(
+            "select source, delivery, load_id, rule, model, failing_rows, example_file, example_row "
+            "from audit.withheld_loads where load_id in (select unnest(?::varchar[]))",
+            [withheld],
+        ).fetchall()
+    for source, delivery, load_id, rule, model, failing_rows, example_file, example_row in rows:
+        yield dg.AssetObservation(
+            asset_key=dg.AssetKey(list(SOURCES_BY_NAME[source].asset_key)),
+            metadata={
+                "withheld_delivery": delivery,
+                "load_id": load_id,
+                "rejected_by_model_rule": f"{rule} ({model})",
+                "failing_rows": failing_rows,
+                "first_failing_row": f"{example_file} row {example_row}" if example_file else "-",
+                "status": "stale: the marts show this source without the withheld delivery",
+            },
+        )
 
 
 def _stop(process: subprocess.Popen) -> None:

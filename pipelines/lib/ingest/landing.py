@@ -58,13 +58,20 @@ def register(home: FinopsHome, source: str, path: Path) -> Delivery:
     return Delivery(source=source, path=target, landing_root=root)
 
 
-def quarantine(home: FinopsHome, delivery: Delivery, error: RejectedInput) -> Path:
-    """Move a rejected delivery out of the landing zone and write a reason file beside it."""
+REJECTED_BEFORE_LOADING = "Nothing from this delivery was written to the warehouse. Fix the file and ingest it again."
+
+
+def quarantine(
+    home: FinopsHome, delivery: Delivery, error: RejectedInput, *, outcome: str = REJECTED_BEFORE_LOADING
+) -> Path:
+    """Move a rejected delivery out of the landing zone and write a reason file beside it (`outcome`: what
+    became of it and what to do). A delivery no longer in the landing zone gets its reason file only."""
     folder = home.quarantine / delivery.source
     folder.mkdir(parents=True, exist_ok=True)
     target = folder / delivery.path.name
-    shutil.move(str(delivery.path), target)
-    reason = folder / f"{delivery.path.name}.reason.txt"
+    if delivery.path.exists():
+        shutil.move(str(delivery.path), target)
+    reason = reason_file(home, delivery.source, delivery.path.name)
     lines = [
         f"delivery: {delivery.source}/{delivery.name}",
         f"rejected at: {datetime.now(UTC).isoformat(timespec='seconds')}",
@@ -73,7 +80,27 @@ def quarantine(home: FinopsHome, delivery: Delivery, error: RejectedInput) -> Pa
         f"column: {error.column or '-'}",
         f"reason: {error.reason}",
         "",
-        "Nothing from this delivery was written to the warehouse. Fix the file and ingest it again.",
+        outcome,
     ]
     reason.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return target
+
+
+def reason_file(home: FinopsHome, source: str, name: str) -> Path:
+    """Where `quarantine` explains why the delivery `name` of `source` is there."""
+    return home.quarantine / source / f"{name}.reason.txt"
+
+
+def release(home: FinopsHome, source: str, name: str) -> Delivery:
+    """Move a quarantined delivery back into the landing zone under its own (arrival-stamped) name, to load again."""
+    quarantined = home.quarantine / source / name
+    if not quarantined.exists():
+        raise FileNotFoundError(f"{source}/{name} is not in {home.quarantine / source}")
+    root = home.landing_for(source)
+    root.mkdir(parents=True, exist_ok=True)
+    target = root / name
+    if target.exists():
+        raise FileExistsError(f"{target} is already in the landing zone")
+    shutil.move(str(quarantined), target)
+    reason_file(home, source, name).unlink(missing_ok=True)
+    return Delivery(source=source, path=target, landing_root=root)

@@ -101,7 +101,7 @@ def already_loaded(home: FinopsHome, candidates: list[LandedDelivery]) -> set[st
             return set()
         loaded = set(
             con.execute(
-                "select source, sha256 from audit.loads where (source, sha256) in "
+                "select source, sha256 from audit.loads where status <> 'withheld' and (source, sha256) in "
                 "(select unnest(?::varchar[]), unnest(?::varchar[]))",
                 [[source for source, _ in hashes.values()], [sha for _, sha in hashes.values()]],
             ).fetchall()

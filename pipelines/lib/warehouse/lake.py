@@ -9,6 +9,8 @@ Layout (`FINOPS_LAKE`, default `$FINOPS_HOME/lake`):
     _staging/<load_id>/…                           a load being written, mirroring the layout above
     _journal/<load_id>.json                        the commit point: the partitions and files the load swaps in
     _trash/<load_id>/…                             partition folders swapped out, deleted once the swap is done
+    _unpublished/<load_id>/…                       the folders a billing load swapped out, kept until the models
+                                                   accept it (`publish`) or it is withheld (`withdraw` swaps them back)
 
 Names starting with `_` or `.` are not data for Spark, and DuckDB's views glob only `raw/<table>/` and
 `audit/<table>/`, so nothing staged is ever read. Commit protocol: stage every new partition folder and
@@ -18,6 +20,12 @@ renamed in), move the audit files in, delete trash, staging and journal. `recove
 it rolls committed journals forward (each step is idempotent) and deletes staging without a journal. A
 reader sees each partition old or new; the swap of a load's partitions is not atomic across partitions
 (readers run between writes here: ingest, then the build).
+
+Write, audit, publish: a billing load is committed to raw before the models have seen it, so it keeps what it
+replaced under `_unpublished/<load_id>/` (`<n>/` the previous version of its n-th partition, absent where the
+partition is new). A model build that accepts the load publishes it (the kept folders are deleted); one whose rules
+fail on its rows withdraws it: a journaled swap (the same commit protocol) puts the kept folders back wherever the
+load's own file is still in place, so a later load that replaced a partition since keeps it.
 """
 
 from __future__ import annotations
@@ -66,6 +74,10 @@ class Lake:
     @property
     def trash(self) -> Path:
         return self.root / "_trash"
+
+    @property
+    def unpublished(self) -> Path:
+        return self.root / "_unpublished"
 
     def files_glob(self, table_name: str) -> str:
         return f"{self.folder(table_name)}/**/*.parquet"
@@ -177,6 +189,10 @@ class Staging:
     """Partition folders (relative to the lake) the load replaces; an empty staged folder removes one."""
     files: list[str] = field(default_factory=list)
     """Audit files (relative to the lake) the load adds."""
+    keep_replaced: bool = False
+    """Keep the partition folders the load replaces under `_unpublished/<load_id>/` until it is published."""
+    discard: list[str] = field(default_factory=list)
+    """Folders (relative to the lake) deleted once the swap is done: the kept folders of a load withdrawn."""
 
     @property
     def folder(self) -> Path:
@@ -202,7 +218,14 @@ class Staging:
         journal = self.lake.journal / f"{self.load_id}.json"
         temporary = journal.with_suffix(".json.tmp")
         with temporary.open("w") as out:
-            json.dump({"load_id": self.load_id, "partitions": self.partitions, "files": self.files}, out)
+            record = {
+                "load_id": self.load_id,
+                "partitions": self.partitions,
+                "files": self.files,
+                "keep_replaced": self.keep_replaced,
+                "discard": self.discard,
+            }
+            json.dump(record, out)
             out.flush()
             os.fsync(out.fileno())
         os.replace(temporary, journal)
@@ -225,7 +248,10 @@ def _roll_forward(lake: Lake, journal: Path) -> None:
     """Apply a committed journal; every step checks what is done, so a crash anywhere in here is resumed."""
     record = json.loads(journal.read_text())
     load_id = record["load_id"]
-    staged, trash = lake.staging / load_id, lake.trash / load_id
+    keep = record.get("keep_replaced", False)
+    staged, trash = lake.staging / load_id, (lake.unpublished if keep else lake.trash) / load_id
+    if keep:
+        _write_once(trash / UNPUBLISHED_RECORD, {"load_id": load_id, "partitions": record["partitions"]})
     for number, relative in enumerate(record["partitions"]):
         source, target = staged / relative, lake.root / relative
         if not source.exists():
@@ -242,9 +268,66 @@ def _roll_forward(lake: Lake, journal: Path) -> None:
         if source.exists():
             target.parent.mkdir(parents=True, exist_ok=True)
             os.replace(source, target)
-    shutil.rmtree(trash, ignore_errors=True)
+    if not keep:
+        shutil.rmtree(trash, ignore_errors=True)
+    for relative in record.get("discard", []):
+        shutil.rmtree(lake.root / relative, ignore_errors=True)
     shutil.rmtree(staged, ignore_errors=True)
     journal.unlink()
+
+
+def _write_once(path: Path, content: dict[str, Any]) -> None:
+    """`content` as JSON at `path` (atomically), unless an earlier attempt already wrote it."""
+    if path.exists():
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.tmp")
+    temporary.write_text(json.dumps(content))
+    os.replace(temporary, path)
+
+
+UNPUBLISHED_RECORD = "partitions.json"
+"""In `_unpublished/<load_id>/`: the partitions the load swapped in, in the order of the kept `<n>/` folders."""
+
+
+def unpublished_loads(lake: Lake) -> list[str]:
+    """Billing loads committed to raw that no successful model build has accepted yet."""
+    if not lake.unpublished.exists():
+        return []
+    return sorted(path.parent.name for path in lake.unpublished.glob(f"*/{UNPUBLISHED_RECORD}"))
+
+
+def publish(lake: Lake, load_ids: Iterable[str]) -> None:
+    """The models accepted these loads: what they replaced is no longer needed to withdraw them."""
+    for load_id in load_ids:
+        shutil.rmtree(lake.unpublished / load_id, ignore_errors=True)
+
+
+def stage_withdrawal(lake: Lake, load_id: str) -> Staging:
+    """A staging that puts back what an unpublished load replaced, wherever the load's own file is still in place
+    (a later load that replaced a partition since keeps it); commit it to withdraw the load.
+
+    Kept files are linked, not moved, into the staging: until the journal commits, the kept folders stay whole.
+    Withdraw the loads of one partition newest first, each back to the version before it.
+    """
+    kept = lake.unpublished / load_id
+    record = json.loads((kept / UNPUBLISHED_RECORD).read_text())
+    staging = Staging(lake, f"{load_id}.withdrawn", discard=[kept.relative_to(lake.root).as_posix()])
+    for number, relative in enumerate(record["partitions"]):
+        if not (lake.root / relative / f"{load_id}.parquet").exists():
+            continue
+        target = staging.partition(relative)
+        previous = kept / str(number)
+        for path in sorted(previous.glob("*.parquet")) if previous.exists() else []:
+            _link_or_copy(path, target / path.name)
+    return staging
+
+
+def _link_or_copy(source: Path, target: Path) -> None:
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copy2(source, target)
 
 
 def recover(con: duckdb.DuckDBPyConnection, lake: Lake) -> list[str]:

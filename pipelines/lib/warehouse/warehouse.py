@@ -40,8 +40,11 @@ from pipelines.lib.warehouse.lake import (
     is_table,
     lake_of,
     partitions_of,
+    publish,
     recover,
     sql_text,
+    stage_withdrawal,
+    unpublished_loads,
     warehouse_path,
     write_parquet,
 )
@@ -153,6 +156,20 @@ AUDIT_COLUMNS: dict[str, dict[str, str]] = {
         "billed_cost": MONEY_SQL_TYPE,
         "effective_cost": MONEY_SQL_TYPE,
     },
+    "audit.withheld_loads": {
+        "load_id": "VARCHAR",
+        "source": "VARCHAR",
+        "delivery": "VARCHAR",
+        "model": "VARCHAR",
+        "test": "VARCHAR",
+        "rule": "VARCHAR",
+        "failing_rows": "BIGINT",
+        "example_file": "VARCHAR",
+        "example_row": "BIGINT",
+        "example_column": "VARCHAR",
+        "message": "VARCHAR",
+        "withheld_at": "TIMESTAMP",
+    },
 }
 """The lake's audit records, append-only: one file per load and table (a load's status is derived, see
 `_loads_view_sql`)."""
@@ -170,19 +187,23 @@ def _loads_view_sql(lake: Lake) -> str:
     """audit.loads: the append-only records, with `status` and `superseded_by` derived from the lake.
 
     A load with rows is `superseded` once no data file of it is left (restatements replaced every key it
-    carried); `superseded_by` is the latest load that replaced rows of it.
+    carried); `superseded_by` is the latest load that replaced rows of it. A load the models refused is
+    `withheld` (audit.withheld_loads says why): its rows left raw, and what it had replaced came back.
     """
     records = files_view_sql(lake.files_glob("audit.loads"))
+    withheld = files_view_sql(lake.files_glob("audit.withheld_loads"))
     every_raw_file = sql_text(f"{lake.root}/raw/*/**/*.parquet")
     current = f"SELECT DISTINCT regexp_extract(file, {sql_text(LOAD_FILE)}, 1) AS load_id FROM glob({every_raw_file})"
     return f"""WITH records AS ({records}),
 current_loads AS ({current}),
+withheld AS ({withheld}),
 replacing AS (
     SELECT unnest(string_split(replaced_load_ids, ',')) AS replaced_id, load_id AS by_load, loaded_at
-    FROM records WHERE replaced_load_ids <> ''
+    FROM records WHERE replaced_load_ids <> '' AND load_id NOT IN (SELECT load_id FROM withheld)
 ),
 derived AS (
-    SELECT r.*, CASE WHEN r.row_count > 0 AND r.load_id NOT IN (SELECT load_id FROM current_loads)
+    SELECT r.*, CASE WHEN r.load_id IN (SELECT load_id FROM withheld) THEN 'withheld'
+                     WHEN r.row_count > 0 AND r.load_id NOT IN (SELECT load_id FROM current_loads)
                      THEN 'superseded' ELSE 'loaded' END AS status
     FROM records AS r
 )
@@ -208,7 +229,9 @@ def ensure_tables(con: duckdb.DuckDBPyConnection, table: RawTable | ReferenceTab
     lake = lake_of(con)
     recover(con, lake)
     warehouse = warehouse_path(con)
-    for name, columns in ((table.name, lake_columns(table)), *AUDIT_COLUMNS.items()):
+    # audit.loads last: its view reads the other audit tables' files (audit.withheld_loads).
+    audit_tables = sorted(AUDIT_COLUMNS.items(), key=lambda item: item[0] == "audit.loads")
+    for name, columns in ((table.name, lake_columns(table)), *audit_tables):
         ready = (warehouse or "", str(lake.root), name, tuple(columns.items()))
         if warehouse and ready in _READY:
             continue
@@ -267,7 +290,8 @@ def find_load(con: duckdb.DuckDBPyConnection, source: str, sha256: str) -> str |
     if not audit_exists:
         return None
     row = con.execute(
-        "SELECT load_id FROM audit.loads WHERE source = ? AND sha256 = ? ORDER BY loaded_at LIMIT 1",
+        "SELECT load_id FROM audit.loads WHERE source = ? AND sha256 = ? AND status <> 'withheld' "
+        "ORDER BY loaded_at LIMIT 1",
         [source, sha256],
     ).fetchone()
     return row[0] if row else None
@@ -299,7 +323,7 @@ def load_delivery(
     account, period, currency = (quote_identifier(c) for c in (*table.restatement_key, table.currency_column))
     billed, effective = quote_identifier(table.billed_cost_column), quote_identifier(table.effective_cost_column)
     rows = frame.rows if isinstance(frame, TypedQuery) else frame.height
-    with _staged_load(con, lake, load_id, frame, list(table.columns)) as staging:
+    with _staged_load(con, lake, load_id, frame, list(table.columns), keep_replaced=True) as staging:
         replaced = _stage_rows(
             con, staging, table, table.restatement_key, table.restatement_key, loaded_at, replace_all=table.snapshot
         )
@@ -512,6 +536,34 @@ def _outcome_of(con: duckdb.DuckDBPyConnection, load_id: str, *, status: str) ->
     )
 
 
+def withhold_load(con: duckdb.DuckDBPyConnection, load_id: str, why: dict[str, Any]) -> None:
+    """Take an unpublished billing load back out of raw, restoring what it replaced, and record why
+    (`why` has the columns of audit.withheld_loads but the first three and the last), in one commit."""
+    lake = lake_of(con)
+    source, delivery = con.execute("SELECT source, delivery FROM audit.loads WHERE load_id = ?", [load_id]).fetchone()
+    staging = stage_withdrawal(lake, load_id)
+    columns = AUDIT_COLUMNS["audit.withheld_loads"]
+    values = [load_id, source, delivery, *(why.get(name) for name in list(columns)[3:-1])]
+    values.append(datetime.now(UTC).replace(tzinfo=None))
+    selected = ", ".join(f"?::{sql_type} AS {quote_identifier(name)}" for name, sql_type in columns.items())
+    try:
+        write_parquet(con, f"SELECT {selected}", staging.file(f"audit/withheld_loads/{load_id}.parquet"), values)
+    except BaseException:
+        staging.abandon()
+        raise
+    staging.commit()
+
+
+def unpublished_load_ids(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """Billing loads in raw that no successful model build has accepted yet (the ones a build may withhold)."""
+    return unpublished_loads(lake_of(con))
+
+
+def publish_loads(con: duckdb.DuckDBPyConnection, load_ids: Sequence[str]) -> None:
+    """The models accepted these loads: they can no longer be withheld."""
+    publish(lake_of(con), load_ids)
+
+
 def audit_mismatches(con: duckdb.DuckDBPyConnection, table: RawTable) -> tuple[list[str], list[tuple]]:
     """Keys where `table` does not hold exactly what the latest delivery of that key held.
 
@@ -527,7 +579,7 @@ def audit_mismatches(con: duckdb.DuckDBPyConnection, table: RawTable) -> tuple[l
             select t.billing_account_id, t.billing_period_start, arg_max(t.load_id, l.loaded_at) as load_id
             from audit.load_totals as t
             join audit.loads as l using (load_id)
-            where l.raw_table = ? and l.status <> 'superseded'
+            where l.raw_table = ? and l.status not in ('superseded', 'withheld')
             group by t.billing_account_id, t.billing_period_start
         ),
         expected as (
@@ -619,7 +671,13 @@ def load_reference_rows(
 
 @contextmanager
 def _staged_load(
-    con: duckdb.DuckDBPyConnection, lake: Lake, load_id: str, incoming: pl.DataFrame | TypedQuery, columns: list[str]
+    con: duckdb.DuckDBPyConnection,
+    lake: Lake,
+    load_id: str,
+    incoming: pl.DataFrame | TypedQuery,
+    columns: list[str],
+    *,
+    keep_replaced: bool = False,
 ) -> Iterator[Staging]:
     """`incoming` (a reader's frame or typed query) visible to SQL as `incoming_rows`, with `columns`, while the
     load's files are staged; then committed whole, or discarded whole.
@@ -630,13 +688,14 @@ def _staged_load(
     query becomes a temporary view, made and dropped outside the transaction as a registered frame is, and
     each statement of the load reads from the delivery's files only the columns it needs. Rows are written in no
     particular order (lineage keeps each one's file and row), which lets DuckDB write a file from both cores.
+    `keep_replaced`: a billing load keeps what it replaces until the models publish it (lake.py).
     """
     if isinstance(incoming, TypedQuery):
         selected = ", ".join(quote_identifier(column) for column in columns)
         con.execute(f"CREATE OR REPLACE TEMP VIEW incoming_rows AS SELECT {selected} FROM ({incoming.sql})")
     else:
         con.register("incoming_rows", incoming.select(columns).to_arrow(compat_level=pl.CompatLevel.newest()))
-    staging = Staging(lake, load_id)
+    staging = Staging(lake, load_id, keep_replaced=keep_replaced)
     con.execute("SET preserve_insertion_order = false")
     try:
         con.begin()

@@ -111,6 +111,35 @@ failed_in_raw AS (
     JOIN audit.loads AS l USING (load_id)
     WHERE l.status = 'loaded' AND NOT q.passed
 ),
+withheld_keys AS (
+    SELECT w.load_id, w.source, l.loaded_at, t.billing_account_id, t.billing_period_start
+    FROM audit.withheld_loads AS w
+    JOIN audit.loads AS l USING (load_id)
+    JOIN audit.load_totals AS t USING (load_id)
+),
+-- A withheld delivery stops being news once later deliveries of its source carried every key it carried (a later
+-- one withheld in turn is the news then).
+outstanding AS (
+    SELECT DISTINCT k.load_id
+    FROM withheld_keys AS k
+    WHERE NOT EXISTS (
+        SELECT 1
+        FROM audit.loads AS later
+        JOIN audit.load_totals AS later_keys USING (load_id)
+        WHERE later.source = k.source AND later.loaded_at > k.loaded_at
+          AND later_keys.billing_account_id = k.billing_account_id
+          AND later_keys.billing_period_start = k.billing_period_start
+    )
+),
+withheld_by_source AS (
+    SELECT
+        source,
+        count(*) AS loads_withheld,
+        string_agg(delivery || ' REJECTED by model rule ' || message, '; ' ORDER BY withheld_at) AS withheld_why
+    FROM audit.withheld_loads
+    WHERE load_id IN (SELECT load_id FROM outstanding)
+    GROUP BY source
+),
 by_source AS (
     SELECT
         source,
@@ -126,6 +155,7 @@ SELECT
     f.raw_table,
     CASE
         WHEN coalesce(b.loads_failing, 0) > 0 THEN 'failing'
+        WHEN coalesce(w.loads_withheld, 0) > 0 THEN 'stale'
         WHEN f.status = 'late' THEN 'stale'
         WHEN f.status = 'never delivered' THEN 'never delivered'
         WHEN coalesce(b.loads_with_warnings, 0) > 0 THEN 'ok, with warnings'
@@ -134,6 +164,9 @@ SELECT
     CASE
         WHEN coalesce(b.loads_failing, 0) > 0
             THEN b.loads_failing || ' load(s) in raw fail: ' || b.failing_rules
+        WHEN coalesce(w.loads_withheld, 0) > 0
+            THEN w.loads_withheld || ' delivery(ies) withheld, the marts show the source without them: '
+                 || w.withheld_why
         WHEN f.status = 'late'
             THEN 'no delivery since ' || strftime(f.last_delivery, '%Y-%m-%d %H:%M') || ' UTC, expected by '
                  || strftime(f.expected_by, '%Y-%m-%d %H:%M') || ' UTC'
@@ -145,15 +178,18 @@ SELECT
     coalesce(l.live_loads, 0) AS live_loads,
     coalesce(b.loads_failing, 0) AS loads_failing,
     coalesce(b.loads_with_warnings, 0) AS loads_with_warnings,
+    coalesce(w.loads_withheld, 0) AS loads_withheld,
     b.failing_rules,
     b.warning_rules
 FROM audit.freshness AS f
 LEFT JOIN live_loads AS l USING (source)
 LEFT JOIN by_source AS b USING (source)
+LEFT JOIN withheld_by_source AS w USING (source)
 """
-"""One row per source: `ok`, `ok, with warnings`, `stale` (late), `failing` (a load in raw breaks an
-error rule: only loads no quality gate saw can) or `never delivered`, and why. Rejected deliveries are
-not here: they never reach the warehouse (see FINOPS_HOME/quarantine)."""
+"""One row per source: `ok`, `ok, with warnings`, `stale` (late, or a delivery the models withheld that no later
+delivery has replaced), `failing` (a load in raw breaks an error rule: only loads no quality gate saw can) or
+`never delivered`, and why. Deliveries the quality gate rejected are not here: they never reach the warehouse
+(see FINOPS_HOME/quarantine)."""
 
 
 @dataclass(frozen=True)

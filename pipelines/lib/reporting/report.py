@@ -994,18 +994,28 @@ def _data_quality(con: duckdb.DuckDBPyConnection) -> Section:
         "Whether each source's data is current and clean. A delivery that breaks a rule the FOCUS spec or its "
         "provider forbids never reaches the warehouse (it waits in the quarantine folder with its reason); one "
         "that is unusual but allowed (a usage reversal, late usage billed in a later period, a value derived "
-        "because the layout lacks it) is loaded and listed here with the rows concerned. docs/data-quality.md "
-        "lists every rule and its action."
+        "because the layout lacks it) is loaded and listed here with the rows concerned. A delivery that passed "
+        "those checks but broke a model rule is withheld: its rows leave the warehouse, every other delivery is "
+        "published, and its source is stale until a corrected delivery arrives. docs/data-quality.md lists every "
+        "rule and its action."
     )
     base = Section("data-quality", "Data quality", how, ("audit.source_status", "audit.quality_results"))
-    has_status = con.execute(
-        "select count(*) from information_schema.tables where table_schema = 'audit' "
-        "and table_name in ('source_status', 'quality_results', 'loads')"
-    ).fetchone()[0]
-    if has_status < 3:
+    audit_tables = {
+        name
+        for (name,) in con.execute(
+            "select table_name from information_schema.tables where table_schema = 'audit' "
+            "and table_name in ('source_status', 'quality_results', 'loads', 'withheld_loads')"
+        ).fetchall()
+    }
+    if not {"source_status", "quality_results", "loads"} <= audit_tables:
         return _no_data(base)
     statuses = _query(con, "select * from audit.source_status where live_loads > 0 or status <> 'never delivered'")
     warnings = live_warnings(con)
+    withheld = (
+        _query(con, "select * from audit.withheld_loads order by withheld_at desc")
+        if "withheld_loads" in audit_tables
+        else []
+    )
     tables = [
         Table(
             "Sources",
@@ -1045,6 +1055,22 @@ def _data_quality(con: duckdb.DuckDBPyConnection) -> Section:
             ],
         ),
     ]
+    if withheld:
+        tables.append(
+            Table(
+                "Deliveries withheld by a model rule",
+                ["Source", "Delivery", "Withheld at (UTC)", "Rejected by model rule"],
+                [
+                    [
+                        Cell(row["source"]),
+                        Cell(row["delivery"]),
+                        Cell(f"{row['withheld_at']:%Y-%m-%d %H:%M}"),
+                        Cell(row["message"]),
+                    ]
+                    for row in withheld
+                ],
+            )
+        )
     return Section(base.key, base.title, base.how_to_read, base.marts, None, tuple(tables))
 
 

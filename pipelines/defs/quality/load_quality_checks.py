@@ -9,7 +9,8 @@ A billing delivery is validated before its load commits (`QualityGate`, pipeline
 its suite check finds nothing left to check and is not blocking: rows already in raw never stop the
 models of every source (a failing load of an older version shows in `audit.source_status`). Feeds'
 checks stay blocking for their own partitions. Each billing source also has a WARN check listing the
-warnings its loads in raw carry (docs/data-quality.md).
+warnings its loads in raw carry (docs/data-quality.md), and a check, run after the model build, that none of its
+deliveries was withheld for breaking a model rule.
 """
 
 from dataclasses import dataclass
@@ -19,11 +20,13 @@ import dagster as dg
 from dagster_duckdb import DuckDBResource
 
 from pipelines.lib.ingest import telemetry
-from pipelines.lib.ingest.billing_sources import BILLING_SOURCES
+from pipelines.lib.ingest.billing_sources import BILLING_SOURCES, BillingSource
 from pipelines.lib.prices.fx_rates import FX_RATES
 from pipelines.lib.prices.market_prices import price_table
 from pipelines.lib.prices.price_feeds import PRICE_FEEDS
 from pipelines.lib.quality import feed_quality
+from pipelines.lib.quality.feed_deliveries import DELIVERED_SOURCES
+from pipelines.lib.quality.freshness import ensure_freshness_view
 from pipelines.lib.quality.quality import (
     Partition,
     QualityFacts,
@@ -195,9 +198,41 @@ def build_load_warnings_check(subject: QualitySubject) -> dg.AssetChecksDefiniti
     return check
 
 
+PUBLISHED_AFTER = dg.AssetKey(["intermediate", "int_billing__cost_lines"])
+"""The model every billing delivery reaches: the published check runs after the build that decides."""
+
+
+def build_deliveries_published_check(source: BillingSource) -> dg.AssetChecksDefinition:
+    @dg.asset_check(
+        asset=dg.AssetKey(list(source.asset_key)),
+        name="deliveries_are_published",
+        blocking=False,
+        pool=DUCKDB_WRITER_POOL,
+        additional_deps=[PUBLISHED_AFTER],
+        description=(
+            f"Every {source.title} delivery that loaded reached the marts: none is withheld because its rows broke a "
+            "model rule (write, audit, publish; docs/data-quality.md). A withheld delivery leaves the source stale "
+            "until a corrected delivery carries its billing periods; every other source is published regardless."
+        ),
+    )
+    def check(duckdb: DuckDBResource) -> dg.AssetCheckResult:
+        with duckdb.get_connection() as con:
+            ensure_freshness_view(con, DELIVERED_SOURCES)
+            withheld, why = con.execute(
+                "select loads_withheld, why from audit.source_status where source = ?", [source.name]
+            ).fetchone()
+        return dg.AssetCheckResult(
+            passed=withheld == 0,
+            metadata={"deliveries_withheld": withheld, "why": why if withheld else "-"},
+        )
+
+    return check
+
+
 defs = dg.Definitions(
     asset_checks=[
         *(build_load_quality_check(subject) for subject in QUALITY_SUBJECTS),
         *(build_load_warnings_check(subject) for subject in QUALITY_SUBJECTS if isinstance(subject.table, RawTable)),
+        *(build_deliveries_published_check(source) for source in BILLING_SOURCES),
     ]
 )

@@ -304,23 +304,38 @@ def publish(lake: Lake, load_ids: Iterable[str]) -> None:
 
 
 def stage_withdrawal(lake: Lake, load_id: str) -> Staging:
-    """A staging that puts back what an unpublished load replaced, wherever the load's own file is still in place
-    (a later load that replaced a partition since keeps it); commit it to withdraw the load.
+    """A staging that takes an unpublished load back out of the lake; commit it to withdraw the load.
 
-    Kept files are linked, not moved, into the staging: until the journal commits, the kept folders stay whole.
-    Withdraw the loads of one partition newest first, each back to the version before it.
+    Where the load's own file is still in place, the partition gets back the version the load replaced. Where a
+    later unpublished load has replaced the partition since, that load keeps it, and what it would put back if it
+    were withdrawn too (its kept version, holding this load's file) becomes this load's kept version instead, so
+    loads can be withdrawn in any order and a withdrawn load's rows never come back. Kept files are linked, not
+    moved, into the staging: until the journal commits, every kept folder stays whole.
     """
     kept = lake.unpublished / load_id
-    record = json.loads((kept / UNPUBLISHED_RECORD).read_text())
     staging = Staging(lake, f"{load_id}.withdrawn", discard=[kept.relative_to(lake.root).as_posix()])
-    for number, relative in enumerate(record["partitions"]):
-        if not (lake.root / relative / f"{load_id}.parquet").exists():
+    holding_this_load = {
+        relative: folder
+        for other in unpublished_loads(lake)
+        if other != load_id
+        for number, relative in enumerate(_kept_partitions(lake, other))
+        if ((folder := lake.unpublished / other / str(number)) / f"{load_id}.parquet").exists()
+    }
+    for number, relative in enumerate(_kept_partitions(lake, load_id)):
+        if (lake.root / relative / f"{load_id}.parquet").exists():
+            target = staging.partition(relative)
+        elif relative in holding_this_load:
+            target = staging.partition(holding_this_load[relative].relative_to(lake.root).as_posix())
+        else:
             continue
-        target = staging.partition(relative)
         previous = kept / str(number)
         for path in sorted(previous.glob("*.parquet")) if previous.exists() else []:
             _link_or_copy(path, target / path.name)
     return staging
+
+
+def _kept_partitions(lake: Lake, load_id: str) -> list[str]:
+    return json.loads((lake.unpublished / load_id / UNPUBLISHED_RECORD).read_text())["partitions"]
 
 
 def _link_or_copy(source: Path, target: Path) -> None:

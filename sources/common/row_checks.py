@@ -423,11 +423,62 @@ def flag_rows(
     if not count:
         return None
     index = int(mask.arg_true()[0])
+    return _flagged_warning(
+        column,
+        rule,
+        message,
+        count,
+        str(frame["_source_file"][index]) if "_source_file" in frame.columns else None,
+        int(frame["_source_row"][index]) if "_source_row" in frame.columns else None,
+    )
+
+
+@dataclass(frozen=True)
+class Flag:
+    """What `flag_rows_in_duckdb` looks for: the rows `flagged` (SQL) selects, recorded as `rule` on `column`."""
+
+    column: str | None
+    flagged: str
+    rule: str
+    message: str
+
+
+def flag_rows_in_duckdb(
+    con: duckdb.DuckDBPyConnection, relation: str, flags: Sequence[Flag], *, order: str
+) -> tuple[DeliveryWarning, ...]:
+    """`flag_rows` for rows DuckDB holds, every flag in one scan of `relation`; `order` (SQL) names the first row.
+
+    `relation` carries `_source_file` and `_source_row`.
+    """
+    if not flags:
+        return ()
+    selected = [f"coalesce({flag.flagged}, false)" for flag in flags]
+    columns = [
+        part
+        for condition in selected
+        for part in (
+            f"count_if({condition})",
+            f"arg_min(_source_file, CASE WHEN {condition} THEN {order} END)",
+            f"arg_min(_source_row, CASE WHEN {condition} THEN {order} END)",
+        )
+    ]
+    found = con.execute(f"SELECT {', '.join(columns)} FROM ({relation})").fetchall()[0]
+    warnings = []
+    for number, flag in enumerate(flags):
+        count, file, row = found[3 * number : 3 * number + 3]
+        if count:
+            warnings.append(_flagged_warning(flag.column, flag.rule, flag.message, count, str(file), int(row)))
+    return tuple(warnings)
+
+
+def _flagged_warning(
+    column: str | None, rule: str, message: str, count: int, file: str | None, row: int | None
+) -> DeliveryWarning:
     return DeliveryWarning(
         rule=rule,
         column=column,
         rows=count,
         message=f"{message} ({count} row{'s' if count > 1 else ''})",
-        file=str(frame["_source_file"][index]) if "_source_file" in frame.columns else None,
-        row=int(frame["_source_row"][index]) if "_source_row" in frame.columns else None,
+        file=file,
+        row=row,
     )

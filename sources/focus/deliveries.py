@@ -6,14 +6,35 @@ DuckDB, the same rows and rejections); this module chooses between them and appl
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
-from sources.common.delivery import Delivery, ParsedDelivery
+from sources.common.delivery import Delivery, DeliveryWarning, ParsedDelivery, TypedQuery
 from sources.common.errors import RejectedInput
 from sources.common.manifests import listed_data_files
-from sources.common.row_checks import check_rows
+from sources.common.row_checks import Flag, check_rows, flag_rows_in_duckdb
+from sources.common.typed_sql import ordered_files_sql, typing_connection
 from sources.focus import parquet
 from sources.focus.reader import ROW_RULES, read_focus_files
+
+_COMMITTED_USAGE = "ChargeCategory = 'Usage' AND CommitmentDiscountId IS NOT NULL"
+DERIVED_VALUES = (
+    Flag(
+        "PricingCategory",
+        f"{_COMMITTED_USAGE} AND lower(trim(coalesce(PricingCategory, ''))) <> 'committed'",
+        "PricingCategory derived as Committed",
+        "a usage line naming the commitment discount that applied to it (CommitmentDiscountId) gives another"
+        " PricingCategory or none: read as Committed, as FOCUS requires",
+    ),
+    Flag(
+        "CommitmentDiscountStatus",
+        f"{_COMMITTED_USAGE} AND CommitmentDiscountStatus IS NULL",
+        "CommitmentDiscountStatus derived",
+        "a usage line naming a commitment discount has no CommitmentDiscountStatus: read as Unused where its"
+        " ResourceId is the commitment's own id (FOCUS's mark of a commitment's unused part), else Used",
+    ),
+)
+"""The values int_focus__cost_lines derives where a file leaves them out, as the reader records them."""
 
 
 def parse_focus_delivery(delivery: Delivery) -> ParsedDelivery:
@@ -25,9 +46,8 @@ def parse_focus_delivery(delivery: Delivery) -> ParsedDelivery:
     files = delivered_files(delivery)
     names = [delivery.display_name(file) for file in files]
     parts = parquet.exact_parts(files, names)
-    if parts is not None:
-        return parquet.parse_focus_parquet(parts)
-    return parse_with_polars(files, names)
+    parsed = parquet.parse_focus_parquet(parts) if parts is not None else parse_with_polars(files, names)
+    return replace(parsed, warnings=parsed.warnings + derived_value_warnings(parsed, names))
 
 
 def delivered_files(delivery: Delivery) -> list[Path]:
@@ -43,3 +63,14 @@ def parse_with_polars(files: list[Path], names: list[str]) -> ParsedDelivery:
     parsed = read_focus_files(list(zip(files, names, strict=True)))
     check_rows(parsed.frame, ROW_RULES)
     return ParsedDelivery(frame=parsed.frame, format_version=f"FOCUS {parsed.focus_version}")
+
+
+def derived_value_warnings(parsed: ParsedDelivery, names: list[str]) -> tuple[DeliveryWarning, ...]:
+    """The rows whose values the models derive (DERIVED_VALUES), counted in DuckDB whichever reader typed them."""
+    with typing_connection() as con:
+        if isinstance(parsed.frame, TypedQuery):
+            relation = parsed.frame.sql
+        else:
+            con.register("parsed_rows", parsed.frame)
+            relation = "SELECT * FROM parsed_rows"
+        return flag_rows_in_duckdb(con, relation, DERIVED_VALUES, order=ordered_files_sql(names))

@@ -25,6 +25,8 @@ AZURE_COMMITMENT_COVERED = {"usage", "unusedreservation", "unusedsavingsplan"}
 CHARGE_TYPE_DERIVED = "ChargeType derived as Usage"
 PRICING_MODEL_DERIVED = "PricingModel derived"
 PRICING_MODEL_FROM_COMMITMENT = "PricingModel derived from the commitment"
+PRICING_CATEGORY_COMMITTED = "PricingCategory derived as Committed"
+COMMITMENT_STATUS_DERIVED = "CommitmentDiscountStatus derived"
 NO_EXCHANGE_RATE = "No exchange rate to the pricing currency"
 CURRENCY_FROM_TENANCY = "Currency taken from the tenancy"
 OCI_FLAG_COLUMNS = ("cost/overageFlag", "lineItem/isCorrection")
@@ -59,6 +61,13 @@ CASES = (
     Case("focus-1.0-public-sample", "focus", FIXTURES / "focus-sample-data" / "focus_sample.csv", {}, "FOCUS 1.0"),
     # Microsoft's FocusCost 1.0 writes BillingAccountType and SubAccountType unprefixed (FOCUS 1.2 columns).
     Case("azure-focuscost-1.0", "focus", CONFORMANCE / "focuscost_1.0_microsoft.csv", {}, "FOCUS 1.2"),
+    Case(
+        "azure-focuscost-1.0-commitment-unstated",
+        "focus",
+        CONFORMANCE / "focuscost_1.0_microsoft_commitment_unstated.csv",
+        {PRICING_CATEGORY_COMMITTED: 3, COMMITMENT_STATUS_DERIVED: 2},
+        "FOCUS 1.2",
+    ),
     Case("azure-focuscost-1.2-eur-billed-usd-priced", "focus", CONFORMANCE / "focuscost_1.2_microsoft_eur_usd.csv", {}),
     Case(
         "azure-ea-actualcost-2025-04",

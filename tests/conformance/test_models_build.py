@@ -23,7 +23,18 @@ from pipelines.lib.ingest.landing import register
 from pipelines.lib.settings import DBT_PROJECT_DIR, FinopsHome
 from pipelines.lib.warehouse.raw_schema import ensure_raw_tables
 from pipelines.lib.warehouse.warehouse import connect
-from tests.conformance.cases import CASE_BY_ID, CASES, Totals, mart_totals, number, pick, rows
+from tests.conformance.cases import (
+    AZURE_COMMITMENT_COVERED,
+    CASE_BY_ID,
+    CASES,
+    Case,
+    Totals,
+    azure_commitment,
+    mart_totals,
+    number,
+    pick,
+    rows,
+)
 from tests.support.warehouse_helpers import query
 
 SOURCES = {source.name: source for source in BILLING_SOURCES}
@@ -173,3 +184,44 @@ def test_late_usage_and_usage_reversals_reach_the_export(built: FinopsHome):
         " where ChargeCategory = 'Usage' and ConsumedQuantity < 0 group by 1",
     )
     assert reversals == [("Microsoft", 12)]
+
+
+def _covered_usage(case: Case) -> dict[tuple[str, int], tuple[str, str, str]]:
+    """(file, row) -> (PricingCategory, CommitmentDiscountStatus, CommitmentDiscountId) of the usage lines a commitment
+    covered, from the file: FOCUS 1.2 makes them Committed, Used, or Unused for a commitment's unused part (Azure's
+    Unused* charge types; in FOCUS the line whose ResourceId is the commitment's id), whatever a pricing column says."""
+    covered = {}
+    for row, line in enumerate(rows(case.path), start=1):
+        if case.source == "focus":
+            line = {key: "" if value == "NULL" else value for key, value in line.items()}
+            commitment = line.get("CommitmentDiscountId", "")
+            if line["ChargeCategory"] != "Usage" or not commitment:
+                continue
+            unused = line.get("ResourceId", "").lower() == commitment.lower()
+            status = line.get("CommitmentDiscountStatus", "").capitalize()
+        else:
+            charge_type = pick(line, "ChargeType").lower() or "usage"
+            if charge_type not in AZURE_COMMITMENT_COVERED or not azure_commitment(line):
+                continue
+            commitment = pick(line, "benefitId") or pick(line, "ReservationId")
+            unused, status = charge_type.startswith("unused"), ""
+        covered[(case.path.name, row)] = ("Committed", status or ("Unused" if unused else "Used"), commitment)
+    return covered
+
+
+def test_usage_a_commitment_covered_is_committed_used_or_unused(built: FinopsHome):
+    """Whatever the export's PricingModel or PricingCategory says, or leaves empty (issue 35)."""
+    paired = set(AMORTIZED_WITH_ACTUAL.values())
+    expected = {}
+    for case in BUILT:
+        if case.source in ("focus", "azure_actual", "azure_amortized") and case.id not in paired:
+            expected |= _covered_usage(case)
+    found = query(
+        built.warehouse,
+        "select x_source_file, x_source_row, PricingCategory, CommitmentDiscountStatus, CommitmentDiscountId"
+        " from intermediate.int_billing__cost_lines where ChargeCategory = 'Usage'"
+        " and (CommitmentDiscountId is not null or CommitmentDiscountStatus is not null"
+        " or PricingCategory = 'Committed')",
+    )
+    # a registered file is named `<landing time>__<its name>`
+    assert {(Path(file).name.split("__")[-1], row): tuple(rest) for file, row, *rest in found} == expected

@@ -18,7 +18,7 @@ import pytest
 
 from pipelines.lib.ingest.billing_sources import FOCUS
 from sources.focus import parquet
-from sources.focus.deliveries import delivered_files, parse_focus_delivery, parse_with_polars
+from sources.focus.deliveries import delivered_files, derived_value_warnings, parse_focus_delivery, parse_with_polars
 from sources.synthetic import scale
 from tests.sources.aws.test_focus_aws_export import CURRENT_ROWS, SCHEMA, p5_spot, write_export
 from tests.support.typed_parts_helpers import BothReaders, set_value
@@ -141,6 +141,31 @@ def test_a_broken_file_is_refused_in_the_same_words_both_ways(tmp_path: Path, ca
     assert isinstance(in_duckdb, str), f"DuckDB loaded what it should refuse: {case}"
     assert in_duckdb == in_polars
     assert in_duckdb.startswith(expected)
+
+
+def test_values_the_models_derive_are_recorded_alike_both_ways(tmp_path: Path):
+    """Usage a Savings Plan covered, written `Standard` and without a status: either reader warns of the same rows."""
+    plan = "arn:aws:savingsplans::111122223333:savingsplan/4f1c7a2e-0d3b-4e5f-9a6b-7c8d9e0f1a2b"
+    covered = p5_spot(0.0) | {
+        "PricingCategory": "Standard",
+        "CommitmentDiscountId": plan,
+        "CommitmentDiscountType": "Savings Plan",
+    }
+    stated = covered | {"PricingCategory": "Committed", "CommitmentDiscountStatus": "Used"}
+    write_part(tmp_path / "export" / "part-00001.parquet", [p5_spot(1.0), stated])
+    write_part(tmp_path / "export" / "part-00002.parquet", [p5_spot(2.0), covered, covered | {"PricingCategory": None}])
+    target = READERS.delivery(tmp_path / "export")
+    files = delivered_files(target)
+    names = [target.display_name(f) for f in files]
+    parts = parquet.exact_parts(files, names)
+    assert parts is not None
+    in_duckdb = derived_value_warnings(parquet.parse_focus_parquet(parts), names)
+    assert in_duckdb == derived_value_warnings(parse_with_polars(files, names), names)
+    assert [(warning.rule, warning.rows, warning.file, warning.row) for warning in in_duckdb] == [
+        ("PricingCategory derived as Committed", 2, "export/part-00002.parquet", 2),
+        ("CommitmentDiscountStatus derived", 2, "export/part-00002.parquet", 2),
+    ]
+    assert parse_focus_delivery(target).warnings == in_duckdb
 
 
 def test_csv_or_a_text_timestamp_keeps_the_delivery_on_polars(tmp_path: Path):

@@ -3,8 +3,9 @@
     with the FOCUS column names kept, the 1.3 provider rename reconciled, and the few fields the
     warehouse needs pulled out of the JSON columns: instance type, GPU count and model from the SKU.
     Columns FOCUS says must not be null but real files leave empty are derived as the spec defines them (ContractedCost,
-    ListCost, ServiceCategory, and PricingCurrencyEffectiveCost where a rate is delivered); enumerated
-    values are spelled as the spec spells them.
+    ListCost, ServiceCategory, and PricingCurrencyEffectiveCost where a rate is delivered); so are PricingCategory and
+    CommitmentDiscountStatus on usage a commitment discount applied to (sources/focus/deliveries.py DERIVED_VALUES
+    records those rows as warnings); enumerated values are spelled as the spec spells them.
 -#}
 
 {%- set usage_type_pattern = '^(?:[A-Z0-9]+-)?(BoxUsage|SpotUsage|HostBoxUsage|DedicatedUsage):(.+)$' -%}
@@ -41,7 +42,15 @@ renamed as (
         CommitmentDiscountId,
         CommitmentDiscountName,
         CommitmentDiscountQuantity,
-        {{ focus_enum_value('CommitmentDiscountStatus', ['Used', 'Unused']) }} as CommitmentDiscountStatus,
+        -- FOCUS: a usage line naming its commitment discount is Used, or Unused where ResourceId is the commitment's
+        -- own id (how FOCUS marks the unused part); a file that leaves it out is read so (the reader warns)
+        coalesce(
+            {{ focus_enum_value('CommitmentDiscountStatus', ['Used', 'Unused']) }},
+            case
+                when ChargeCategory = 'Usage' and CommitmentDiscountId is not null
+                    then case when lower(ResourceId) = lower(CommitmentDiscountId) then 'Unused' else 'Used' end
+            end
+        ) as CommitmentDiscountStatus,
         CommitmentDiscountType,
         CommitmentDiscountUnit,
         ConsumedQuantity,
@@ -57,7 +66,11 @@ renamed as (
         InvoiceIssuerName,
         coalesce(ListCost, cast(ListUnitPrice * PricingQuantity as decimal(38, 12)), BilledCost) as ListCost,
         ListUnitPrice,
-        {{ focus_enum_value('PricingCategory', ['Standard', 'Dynamic', 'Committed', 'Other']) }} as PricingCategory,
+        -- FOCUS: Committed on a charge a commitment discount applies to (not its purchase), whatever the file says
+        case
+            when ChargeCategory = 'Usage' and CommitmentDiscountId is not null then 'Committed'
+            else {{ focus_enum_value('PricingCategory', ['Standard', 'Dynamic', 'Committed', 'Other']) }}
+        end as PricingCategory,
         PricingCurrency,
         PricingCurrencyContractedUnitPrice,
         -- Microsoft's FocusCost 1.2 has PricingCurrency but no PricingCurrencyEffectiveCost: its x_BillingExchangeRate

@@ -49,3 +49,10 @@ def plain(value: object) -> str:
     if isinstance(value, datetime):
         return value.isoformat() + "Z"
     return str(value)
+
+
+def shown(value: object) -> str:
+    """A found value in a message, never a Python repr: text in quotes as the file wrote it (`'Refund'`), a typed value
+    as a person writes it (`-1`, `2024-09-01T00:00:00Z`, not `datetime.datetime(2024, 9, 1, 0, 0)`)."""
+    text = shorten(plain(value))
+    return repr(text) if isinstance(value, str) else text

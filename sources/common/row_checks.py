@@ -33,7 +33,7 @@ import polars as pl
 
 from sources.common.delivery import DeliveryWarning
 from sources.common.errors import RejectedInput
-from sources.common.rejects import plain
+from sources.common.rejects import plain, shown
 from sources.common.sql import quote_identifier, sql_text
 
 ERROR = "error"
@@ -173,7 +173,7 @@ class Wording:
     """How a format's `Check` messages read: `named` starts with the column, `found` quotes the bad value."""
 
     named: bool = True
-    found: Callable[[object], str] | None = repr
+    found: Callable[[object], str] | None = shown
 
 
 @dataclass(frozen=True)

@@ -39,6 +39,7 @@ from pathlib import Path
 import polars as pl
 
 from sources.common.delivery import LINEAGE_SCHEMA, Delivery, ParsedDelivery
+from sources.common.detect import inspect_file, retired_gcp_file_export
 from sources.common.errors import RejectedInput
 from sources.common.files import GZIP_MAGIC, PARQUET_MAGIC, check_utf8_text, decompressed, first_line, magic_bytes
 from sources.common.rejects import reject_first
@@ -240,6 +241,13 @@ def _read_ndjson(path: Path, name: str) -> pl.DataFrame:
     bad = present & ~valid
     if bad.any():
         row = int(bad.arg_true()[0])
+        if text[row].startswith("["):
+            retired = retired_gcp_file_export(inspect_file(path))
+            raise RejectedInput(
+                name,
+                retired or "is a JSON array; extract the export as newline-delimited JSON (one object per line)",
+                row=row + 1,
+            )
         reason, column = _json_error(text[row])
         raise RejectedInput(name, f"is not a JSON object on this line: {reason}", row=row + 1, column=column)
     numbered = pl.DataFrame({"line": text, _ROW: pl.int_range(0, len(text), dtype=pl.Int64, eager=True)}).filter(

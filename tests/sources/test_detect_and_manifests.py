@@ -13,6 +13,7 @@ import pytest
 from sources.common.delivery import Delivery
 from sources.common.detect import detect_source
 from sources.common.errors import RejectedInput
+from sources.gcp.billing_export import parse_billing_export_delivery
 
 
 def _csv(path: Path, header: str, *, bom: bool = False, gz: bool = False) -> Path:
@@ -109,8 +110,95 @@ def test_manifests_decide_before_headers(tmp_path, manifest_name, content, expec
 
 def test_unknown_header_names_the_file_and_asks_for_source(tmp_path):
     path = _csv(tmp_path / "mystery.csv", "alpha,beta")
-    with pytest.raises(ValueError, match=r"mystery\.csv.*pass --source"):
+    with pytest.raises(ValueError, match=r"mystery\.csv.*pass --source") as error:
         detect_source(path)
+    assert "a CSV file with columns alpha, beta, and shares no column with any layout" in str(error.value)
+
+
+# Google's retired billing file export: one JSON array of line items per day, written to a Cloud Storage bucket
+# (fields as Google documented them: accountId, lineItemId, description, startTime, endTime, projectNumber,
+# projectId, projectName, measurements [{measurementId, sum, unit}], credits, cost {amount, currency}).
+GCP_FILE_EXPORT = [
+    {
+        "accountId": "012345-6789AB-CDEF01",
+        "lineItemId": "com.google.cloud/services/compute-engine/NvidiaTeslaA100",
+        "description": "Nvidia Tesla A100 GPU running in Americas",
+        "startTime": "2024-09-01T00:00:00-07:00",
+        "endTime": "2024-09-02T00:00:00-07:00",
+        "projectNumber": "123456789012",
+        "projectId": "ml-training",
+        "projectName": "ML training",
+        "measurements": [
+            {
+                "measurementId": "com.google.cloud/services/compute-engine/NvidiaTeslaA100",
+                "sum": "86400",
+                "unit": "seconds",
+            }
+        ],
+        "credits": [],
+        "cost": {"amount": "70.56", "currency": "USD"},
+    }
+]
+
+
+@pytest.mark.parametrize("name", ["gcp-billing-2024-09-01.json", "gcp-billing-2024-09-01.json.gz"])
+def test_googles_retired_json_file_export_is_named_with_what_to_use_instead(tmp_path, name):
+    data = json.dumps(GCP_FILE_EXPORT, indent=2).encode()
+    path = tmp_path / name
+    path.write_bytes(gzip.compress(data) if name.endswith(".gz") else data)
+    with pytest.raises(ValueError) as error:
+        detect_source(path)
+    message = str(error.value)
+    compressed = "gzip-compressed " if name.endswith(".gz") else ""
+    keys = ", ".join(list(GCP_FILE_EXPORT[0])[:8])
+    assert message.startswith(f"{name} is Google Cloud's retired billing file export (a {compressed}JSON array of ")
+    assert f"objects with keys {keys}, … (11 in all))" in message
+    assert "which gpu-finops does not read" in message
+    assert "export billing data to bigquery" in message.lower() and "gcp_billing" in message
+
+    # Read as the BigQuery export anyway (--source gcp_billing), the reader says the same.
+    landing = tmp_path / "landing"
+    landing.mkdir()
+    (landing / name).write_bytes(path.read_bytes())
+    with pytest.raises(RejectedInput) as rejected:
+        parse_billing_export_delivery(Delivery(source="gcp_billing", path=landing / name, landing_root=landing))
+    assert "retired billing file export" in rejected.value.reason and rejected.value.row == 1
+
+
+def test_a_csv_of_unknown_columns_is_answered_with_its_columns_and_the_closest_layouts(tmp_path):
+    header = "BillingAccountId,BillingCurrency,ChargePeriodStart,ChargePeriodEnd,Cost,ServiceName,Region,Team,Owner"
+    path = _csv(tmp_path / "finance-extract.csv", header)
+    with pytest.raises(ValueError) as error:
+        detect_source(path)
+    message = str(error.value)
+    first_eight = ", ".join(header.split(",")[:8])
+    assert f"finance-extract.csv is from: it is a CSV file with columns {first_eight}, … (9 in all)." in message
+    # FOCUS shares five of these columns: it comes first, with the three it needs and the file lacks.
+    assert (
+        "Closest known layouts: FOCUS (--source focus), which also needs BilledCost, EffectiveCost, ChargeCategory;"
+        in (message)
+    )
+    assert message.endswith("Pass --source if it is one of them")
+
+
+@pytest.mark.parametrize(
+    ("name", "kind"), [("costs.jsonl", "a JSON lines file"), ("costs.json", "a JSON array of objects")]
+)
+def test_json_of_unknown_keys_is_answered_with_its_keys_and_the_closest_layouts(tmp_path, name, kind):
+    path = tmp_path / name
+    record = {"account": "0A-1", "cost": 1.5, "currency": "USD", "usage_start_time": "2024-09-01T00:00:00Z"}
+    if kind == "a JSON lines file":
+        path.write_text(json.dumps(record) + "\n" + json.dumps(record) + "\n")
+    else:
+        path.write_text(json.dumps([record, record], indent=2))
+    with pytest.raises(ValueError) as error:
+        detect_source(path)
+    message = str(error.value)
+    assert f"{name} is from: it is {kind} with keys account, cost, currency, usage_start_time." in message
+    assert (
+        "Closest known layouts: Google Cloud billing export to BigQuery (--source gcp_billing), which also needs "
+        "billing_account_id, one of sku / sku.description / invoice / invoice.month; GPU cloud usage" in message
+    )
 
 
 def _delivery(tmp_path: Path) -> Delivery:

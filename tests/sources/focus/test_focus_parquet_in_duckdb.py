@@ -114,7 +114,9 @@ BROKEN = {
     "a charge that ends before it starts": (
         set_value(1, 5, "ChargePeriodEnd", datetime(2026, 5, 1)),
         SCHEMA,
-        "export/part-00001.parquet, row 5, column ChargePeriodEnd: ChargePeriodEnd must not be before",
+        # the value as the spec writes a date-time, not a Python repr (`datetime.datetime(2026, 5, 1, 0, 0)`)
+        "export/part-00001.parquet, row 5, column ChargePeriodEnd: ChargePeriodEnd must not be before "
+        "ChargePeriodStart (found 2026-05-01T00:00:00Z)",
     ),
     "Tags that are not a JSON object": (
         _text_tags,

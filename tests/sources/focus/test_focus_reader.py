@@ -159,6 +159,20 @@ def test_bad_values_are_rejected_naming_file_row_and_column(tmp_path: Path, over
     assert (error.value.file, error.value.row, error.value.column) == ("focus/bad.csv", row, column)
 
 
+def test_a_rejection_shows_the_value_as_written_not_as_a_python_repr(tmp_path: Path):
+    """A date-time as the spec spells it, a number as written: never `datetime.datetime(…)` or `Decimal('…')`."""
+    path = write_csv(
+        tmp_path / "bad.csv",
+        focus_rows({}, {}, {"ChargePeriodStart": "2024-09-02 00:00:00", "ChargePeriodEnd": "2024-09-01 00:00:00"}),
+    )
+    with pytest.raises(RejectedInput) as error:
+        read_focus_file(path, source_file="focus/bad.csv")
+    assert error.value.describe() == (
+        "focus/bad.csv, row 3, column ChargePeriodEnd: ChargePeriodEnd must not be before ChargePeriodStart"
+        " (found 2024-09-01T00:00:00Z)"
+    )
+
+
 def test_missing_mandatory_column_is_named(tmp_path: Path):
     rows = [{k: v for k, v in row.items() if k != "EffectiveCost"} for row in focus_rows({})]
     with pytest.raises(RejectedInput, match="EffectiveCost") as error:

@@ -172,14 +172,11 @@ def detect_source(path: Path) -> str:
         raise ValueError(f"{path} holds no CSV, CSV.gz, Parquet or JSON files")
     # A delivery folder can hold side tables (the legacy CUR Athena flavour ships a
     # cost_and_usage_data_status table): the first file whose header is recognised decides.
-    first = None
     for file in data_files[:_FILES_TO_TRY]:
-        seen = inspect_file(file)
-        first = first or seen
-        source = source_from_columns(set(seen.columns), file_name=file.name)
+        source = source_from_columns(set(inspect_file(file).columns), file_name=file.name)
         if source is not None:
             return source
-    raise ValueError(unrecognised(data_files[0].name, first or inspect_file(data_files[0])))
+    raise ValueError(unrecognised(data_files[0].name, inspect_file(data_files[0])))
 
 
 def source_from_columns(columns: set[str], *, file_name: str = "") -> str | None:

@@ -178,6 +178,10 @@ _NO_ACCOUNT = "the row names neither a billing account nor a subscription"
 _VALUES_AFTER_ACCOUNT = (
     ordered("BillingPeriodEndDate", "BillingPeriodStartDate", "the billing period ends before it starts"),
 )
+_SERVICE_COLUMNS = ("MeterCategory", "ConsumedService", "ProductName")
+"""What FOCUS's ServiceName is read from, in int_azure__cost_lines' order: a row must name one (FOCUS: never null)."""
+_NO_SERVICE = "the row names no service: MeterCategory, ConsumedService and ProductName are all empty"
+"""Reported on the service column the file has (MeterCategory, else ProductName)."""
 _WORDING = Wording(named=False, found=None)
 
 _NAME_RANK: dict[str, tuple[str, int]] = {name.lower(): (name, 0) for name in COLUMNS} | {
@@ -394,7 +398,10 @@ def _read_file(path: Path, name: str) -> pl.DataFrame:
     )
     account_column = "BillingAccountId" if "BillingAccountId" in raw.columns else "SubscriptionId"
     account = Check(account_column, pl.col(ACCOUNT_KEY_COLUMN).is_null(), _NO_ACCOUNT)
-    check_values(typed, RowRules(values=(*_VALUES_BEFORE_ACCOUNT, account, *_VALUES_AFTER_ACCOUNT), wording=_WORDING))
+    service_column = "MeterCategory" if "MeterCategory" in raw.columns else "ProductName"
+    service = Check(service_column, pl.all_horizontal(pl.col(c).is_null() for c in _SERVICE_COLUMNS), _NO_SERVICE)
+    rules = (*_VALUES_BEFORE_ACCOUNT, account, *_VALUES_AFTER_ACCOUNT, service)
+    check_values(typed, RowRules(values=rules, wording=_WORDING))
     return typed.select(*output_schema().keys(), absent)
 
 

@@ -225,6 +225,17 @@ def test_bad_values_are_rejected_naming_file_row_and_column(tmp_path: Path, colu
     assert (error.value.file, error.value.row, error.value.column) == ("azure_actual/bad.csv", 3, column)
 
 
+def test_a_row_naming_no_service_is_rejected(tmp_path: Path):
+    """FOCUS ServiceName must not be null, and the cost lines read it from these three columns."""
+    header, rows = _ea_rows()
+    for column in ("MeterCategory", "ConsumedService", "ProductName"):
+        rows[2][header.index(column)] = ""
+    path = _write(tmp_path / "bad.csv", header, rows)
+    with pytest.raises(RejectedInput, match="names no service") as error:
+        read_cost_details_file(path, source_file="azure_actual/bad.csv")
+    assert (error.value.file, error.value.row, error.value.column) == ("azure_actual/bad.csv", 3, "MeterCategory")
+
+
 def test_a_date_column_in_no_known_format_is_rejected_at_its_first_value(tmp_path: Path):
     header, rows = _ea_rows()
     for row in rows:

@@ -16,6 +16,8 @@ def money(value: Decimal | float | int) -> str:
 def text(value: Any) -> str:
     if value is None:
         return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"  # as DuckDB and PostgreSQL write a boolean, not Python's `True`
     if isinstance(value, datetime):
         return value.isoformat(sep=" ")
     if isinstance(value, Decimal):

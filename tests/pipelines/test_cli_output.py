@@ -16,6 +16,7 @@ from collections import Counter
 from decimal import Decimal
 from pathlib import Path
 
+import duckdb
 import pytest
 
 from pipelines.cli import _parser
@@ -70,6 +71,18 @@ def test_a_command_on_a_missing_warehouse_names_the_command_to_run_first(tmp_pat
     assert result.returncode == 2
     assert "run `gpu-finops demo` or `gpu-finops ingest PATH` first" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_sql_writes_booleans_as_duckdb_and_postgresql_do(tmp_path: Path):
+    home = FinopsHome(tmp_path / "home").ensure()
+    duckdb.connect(str(home.warehouse)).close()
+    query = "select true as covered, false as spot, null::boolean as unknown"
+    csv_out = _cli(home.root, "sql", query, "--format", "csv")
+    assert (csv_out.returncode, csv_out.stdout) == (0, "covered,spot,unknown\ntrue,false,\n"), csv_out.stderr
+    table_out = _cli(home.root, "sql", query)
+    assert table_out.stdout.splitlines()[2].split() == ["true", "false"], table_out.stdout
+    json_out = _cli(home.root, "sql", query, "--format", "json")
+    assert json.loads(json_out.stdout) == [{"covered": True, "spot": False, "unknown": None}]
 
 
 def test_ingest_without_a_path_asks_for_one_or_rebuild(tmp_path: Path):

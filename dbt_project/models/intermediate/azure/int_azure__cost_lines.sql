@@ -32,7 +32,10 @@
     Also: inclusive Azure end dates + 1 day (FOCUS ends are exclusive); ChargeCategory from ChargeType;
     PricingCategory from PricingModel (OnDemand → Standard, Spot or a ` Spot` / ` Low Priority` meter →
     Dynamic, Reservation / SavingsPlan → Committed, except the commitment's own purchase, which FOCUS
-    prices Standard); commitment columns from benefitId (ReservationId in older exports);
+    prices Standard); commitment columns from benefitId (ReservationId in older exports). The reader gives
+    every row naming a reservation or savings plan that commitment's PricingModel where the export leaves it
+    empty or names another (sources/azure/cost_details.py, with a warning), so usage a commitment covered is
+    always Committed, with CommitmentDiscountStatus Used (Unused on UnusedReservation / UnusedSavingsPlan);
     x_instance_type from AdditionalInfo, the VM meter name, or the size a reservation purchase names (so
     a GPU reservation's instalment counts as GPU spend on the billed basis).
 

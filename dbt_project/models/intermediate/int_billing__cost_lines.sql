@@ -52,6 +52,12 @@
 
 {%- set source_columns = focus_column_list + staging_project_columns -%}
 
+{#- The unit columns as the final select writes them: in FOCUS Unit Format (units_normalised below). -#}
+{%- set normalised_units = {
+    'PricingUnit': 'focus_pricing_unit as PricingUnit',
+    'ConsumedUnit': 'focus_consumed_unit as ConsumedUnit',
+} -%}
+
 {#- A source states only the columns it has: the others are filled with nulls of their type. -#}
 {%- set sources = [] -%}
 {%- for name in cost_line_sources -%}
@@ -185,16 +191,20 @@ pricing_unit_aliases as (
 
 ),
 
--- Providers spell units their own way (`Hrs`, `hour`, `GB-Mo`, `1 GB/Month`): PricingUnit is
--- put in FOCUS Unit Format once here, and the GPU-hour rule below reads the normalised unit.
+-- Providers spell units their own way (`Hrs`, `hour`, `GB-Mo`, `IOPS-Mo`, `1 GB/Month`): PricingUnit and
+-- ConsumedUnit are put in FOCUS Unit Format once here (macro focus_unit), the delivered spellings kept in
+-- x_delivered_*_unit, and the GPU-hour rule below reads the normalised unit.
 units_normalised as (
 
     select
         gpu_resolved.*,
-        coalesce(pricing_unit_aliases.focus_unit, nullif(trim(gpu_resolved.PricingUnit), '')) as focus_pricing_unit
+        {{ focus_unit('gpu_resolved.PricingUnit', 'pricing_units.focus_unit') }} as focus_pricing_unit,
+        {{ focus_unit('gpu_resolved.ConsumedUnit', 'consumed_units.focus_unit') }} as focus_consumed_unit
     from gpu_resolved
-    left join pricing_unit_aliases
-        on lower(trim(gpu_resolved.PricingUnit)) = pricing_unit_aliases.unit_key
+    left join pricing_unit_aliases as pricing_units
+        on lower(trim(gpu_resolved.PricingUnit)) = pricing_units.unit_key
+    left join pricing_unit_aliases as consumed_units
+        on lower(trim(gpu_resolved.ConsumedUnit)) = consumed_units.unit_key
 
 ),
 
@@ -202,7 +212,7 @@ final as (
 
     select
         {% for column, sql_type in focus_column_list -%}
-        {{ 'focus_pricing_unit as PricingUnit' if column == 'PricingUnit' else column }}{{ ',' if not loop.last }}
+        {{ normalised_units.get(column, column) }}{{ ',' if not loop.last }}
         {% endfor -%},
         x_source,
         x_instance_type,
@@ -225,6 +235,8 @@ final as (
         x_source_file,
         x_source_row,
         x_extensions,
+        PricingUnit as x_delivered_pricing_unit,
+        ConsumedUnit as x_delivered_consumed_unit,
         {{ this_run_started_at() }} as x_built_at
     from units_normalised
 

@@ -10,6 +10,9 @@
       billing currency;
     - the invoice issuer is named like the provider when it is the provider's own legal entity (var
       focus_invoice_issuer_aliases), since FOCUS reads a different name as a third-party charge;
+    - every line of a provider's service gets the service's one ServiceCategory and ServiceSubcategory
+      (int_billing__learnt_defaults says how they are chosen where a provider's file varies them per line);
+      the line's own values are kept in x_delivered_service_category and x_delivered_service_subcategory;
     - what FOCUS defines as null is null (pricing columns on Tax lines, a unit without a quantity, a commitment
       status without a commitment, a meter without a SKU, price details without a price id), and
       provider-specific SkuPriceDetails keys are prefixed with `x_`.
@@ -73,6 +76,8 @@ cost_lines as (
         {{ blank_as_null(column) }} as {{ column }},
         {% endfor -%}
         {{ (other_columns + project_columns) | join(',\n        ') }},
+        x_delivered_pricing_unit,
+        x_delivered_consumed_unit,
         x_built_at
     from {{ ref('int_billing__cost_lines') }}
 
@@ -95,7 +100,7 @@ sub_account_types as (
 
 ),
 
-service_subcategories as (
+services as (
 
     select
         provider_name as ProviderName,
@@ -205,11 +210,12 @@ defaulted as (
                 when cost_lines.ResourceId = cost_lines.CommitmentDiscountId then cost_lines.CommitmentDiscountType
             end
         ) as ResourceType,
-        cost_lines.ServiceCategory,
+        -- a line whose service has no classification (no category on any line) keeps its own, as before
+        coalesce(services.ServiceCategory, cost_lines.ServiceCategory) as ServiceCategory,
         cost_lines.ServiceName,
         coalesce(
+            services.ServiceSubcategory,
             cost_lines.ServiceSubcategory,
-            service_subcategories.ServiceSubcategory,
             {{ dbt.concat(["'Other ('", "cost_lines.ServiceCategory", "')'"]) }}
         ) as ServiceSubcategory,
         cost_lines.SkuId,
@@ -247,6 +253,10 @@ defaulted as (
         cost_lines.x_load_id,
         cost_lines.x_extensions,
         cost_lines.InvoiceIssuerName as x_delivered_invoice_issuer_name,
+        cost_lines.ServiceCategory as x_delivered_service_category,
+        cost_lines.ServiceSubcategory as x_delivered_service_subcategory,
+        cost_lines.x_delivered_pricing_unit,
+        cost_lines.x_delivered_consumed_unit,
         cost_lines.x_built_at
     from cost_lines
     left join billing_account_types
@@ -255,10 +265,9 @@ defaulted as (
     left join sub_account_types
         on cost_lines.ProviderName = sub_account_types.ProviderName
         and cost_lines.SubAccountId = sub_account_types.SubAccountId
-    left join service_subcategories
-        on cost_lines.ProviderName = service_subcategories.ProviderName
-        and cost_lines.ServiceName = service_subcategories.ServiceName
-        and cost_lines.ServiceCategory = service_subcategories.ServiceCategory
+    left join services
+        on cost_lines.ProviderName = services.ProviderName
+        and cost_lines.ServiceName = services.ServiceName
 
 ),
 
@@ -274,6 +283,10 @@ focus_nulls as (
         {% endfor -%}
         {{ project_columns | join(',\n        ') }},
         x_delivered_invoice_issuer_name,
+        x_delivered_service_category,
+        x_delivered_service_subcategory,
+        x_delivered_pricing_unit,
+        x_delivered_consumed_unit,
         x_built_at
     from defaulted
 

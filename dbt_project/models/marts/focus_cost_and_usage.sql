@@ -55,6 +55,10 @@
     ('x_load_id', 'x_LoadId', 'string'),
     ('x_row_origin', 'x_RowOrigin', 'string'),
     ('x_delivered_invoice_issuer_name', 'x_DeliveredInvoiceIssuerName', 'string'),
+    ('x_delivered_service_category', 'x_DeliveredServiceCategory', 'string'),
+    ('x_delivered_service_subcategory', 'x_DeliveredServiceSubcategory', 'string'),
+    ('x_delivered_pricing_unit', 'x_DeliveredPricingUnit', 'string'),
+    ('x_delivered_consumed_unit', 'x_DeliveredConsumedUnit', 'string'),
     ('x_extensions', 'x_Extensions', 'string'),
 ] -%}
 {%- set export_project_columns = x_columns | map(attribute=0) | reject('equalto', 'x_row_origin') | list -%}
@@ -90,6 +94,7 @@
     'CommitmentDiscountStatus': "'Unused'",
     'ConsumedQuantity': 'null',
     'ConsumedUnit': 'null',
+    'x_delivered_consumed_unit': 'null',
     'ContractedCost': 'coalesce(' ~ unused_share.ContractedCost ~ ', EffectiveCost)',
     'ListCost': 'coalesce(' ~ unused_share.ListCost ~ ', EffectiveCost)',
     'PricingCategory': "'Committed'",

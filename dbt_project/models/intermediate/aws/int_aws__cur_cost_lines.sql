@@ -25,6 +25,10 @@
       recurring fee lines, whose EffectiveCost is exactly the unused part of the commitment.
     - PricingQuantity and PricingUnit: instance usage (Box/Spot/HostBox/DedicatedUsage) is in hours;
       the negation line is 0, because its hours are the covered line's and must not count twice.
+    - ServiceName and ServiceCategory belong to the service the line is billed under (lineItem/ProductCode,
+      which product/ProductName names), not to product/servicecode: AWS books a service's data transfer
+      under servicecode AWSDataTransfer, and FOCUS gives each service one category, so EC2's data transfer is
+      Compute like the rest of EC2.
     - x_instance_type: the product's instance type, else the usage type (`USE2-SpotUsage:p5.48xlarge`),
       else for Spot lines without product attributes the description's first word, which is the
       instance type (`p5.48xlarge Linux/UNIX Spot Instance-hour ...`).
@@ -34,7 +38,7 @@
 {%- set spot_description_pattern = '^([a-z][a-z0-9-]*[.][a-z0-9]+) ' -%}
 {%- set savings_plan_types = ['SavingsPlanCoveredUsage', 'SavingsPlanNegation', 'SavingsPlanRecurringFee', 'SavingsPlanUpfrontFee'] -%}
 {%- set credit_types = ['Credit', 'Discount', 'EdpDiscount', 'PrivateRateDiscount', 'BundledDiscount', 'SppDiscount', 'DistributorDiscount'] -%}
-{#- FOCUS ServiceCategory by AWS service code (focus_converters' AWS mapping, abridged); anything else is Other. -#}
+{#- FOCUS ServiceCategory by AWS product code (focus_converters' AWS mapping, abridged); anything else is Other. -#}
 {%- set service_categories = {
     'AI and Machine Learning': ['AmazonSageMaker', 'AmazonBedrock', 'AmazonRekognition', 'AmazonTextract', 'AmazonPolly', 'AmazonLex', 'AmazonKendra', 'AmazonPersonalize', 'AmazonForecast', 'AmazonComprehend', 'comprehend', 'transcribe', 'translate', 'MachineLearningSavingsPlans'],
     'Analytics': ['AmazonAthena', 'AWSGlue', 'AmazonES', 'AmazonKinesis', 'AmazonKinesisFirehose', 'AmazonKinesisAnalytics', 'AmazonMSK', 'AmazonQuickSight', 'ElasticMapReduce', 'AWSLakeFormation', 'AWSDataExchange'],
@@ -216,7 +220,7 @@ renamed as (
             line_item_resource_id,
             case when charge_category = 'Purchase' then commitment_discount_id end
         ) as ResourceId,
-        case coalesce(product_servicecode, line_item_product_code)
+        case coalesce(line_item_product_code, product_servicecode)
             {%- for category, codes in service_categories.items() %}
             {%- for code in codes %}
             when '{{ code }}' then '{{ category }}'
@@ -225,7 +229,7 @@ renamed as (
             else 'Other'
         end as ServiceCategory,
         coalesce(
-            {{ json_extract_string('product', 'product_name') }}, product_servicecode, line_item_product_code
+            {{ json_extract_string('product', 'product_name') }}, line_item_product_code, product_servicecode
         ) as ServiceName,
         product_sku as SkuId,
         pricing_rate_code as SkuPriceId,

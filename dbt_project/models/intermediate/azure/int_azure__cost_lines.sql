@@ -190,7 +190,13 @@ renamed as (
         cast(_billing_period_start as timestamp) as BillingPeriodStart,
         charge_category as ChargeCategory,
         case when charge_type_key = 'refund' then 'Correction' end as ChargeClass,
-        ProductName as ChargeDescription,
+        -- older pay-as-you-go layouts have no ProductName: the meter, as ProductName words it (FOCUS: SHOULD NOT be null)
+        coalesce(
+            {{ blank_as_null('ProductName') }},
+            case when MeterName is not null then trim({{ dbt.concat([
+                "coalesce(MeterCategory, '')", "' '", "coalesce(MeterSubCategory, '')", "' - '", "MeterName",
+            ]) }}) end
+        ) as ChargeDescription,
         case lower(trim(Frequency))
             when 'onetime' then 'One-Time'
             when 'recurring' then 'Recurring'

@@ -8,6 +8,7 @@ closes. Each command is the real CLI in its own process; the expected sums are t
 from __future__ import annotations
 
 import csv
+import json
 import os
 import shutil
 import subprocess
@@ -101,7 +102,7 @@ def test_a_delivery_breaking_a_model_rule_is_withheld_and_everything_else_publis
         ("Lambda", "2026-09"): lambda_billed,
     }
     reason = (home / "quarantine" / "focus" / f"{bad_name}.reason.txt").read_text()
-    assert f"row: 2\n" in reason and f"REJECTED by model rule {RULE}" in reason
+    assert "row: 2\n" in reason and f"REJECTED by model rule {RULE}" in reason
     warehouse = home / "warehouse.duckdb"
     ((withheld_load, rule, row),) = query(warehouse, "select load_id, rule, example_row from audit.withheld_loads")
     assert (rule, row) == (RULE, 2)
@@ -122,3 +123,75 @@ def test_a_delivery_breaking_a_model_rule_is_withheld_and_everything_else_publis
     assert f"loaded  {bad_name}" in retried.stdout
     assert mart_totals(home)[("AWS", "2026-09")] == Decimal("12005")
     assert not (home / "quarantine" / "focus" / bad_name).exists()
+
+
+DAGSTER_RUNS = """
+import json, sys
+import dagster as dg
+from pipelines.definitions import defs
+from pipelines.defs.automation.sensors import landing_sensor
+
+definitions = defs()
+runs = []
+with dg.DagsterInstance.ephemeral() as instance:
+    if sys.argv[1] == "sensor":
+        requests = landing_sensor(dg.build_sensor_context(cursor=None, instance=instance)).run_requests
+        jobs = [(request.job_name, request.tags) for request in requests]
+    else:
+        jobs = [("daily_refresh", {})]
+    for name, tags in jobs:
+        result = definitions.resolve_job_def(name).execute_in_process(
+            instance=instance, tags=tags, raise_on_error=False
+        )
+        checks = {
+            f"{c.asset_key.path[-1]}:{c.check_name}": c.passed
+            for c in result.get_asset_check_evaluations()
+            if c.check_name == "deliveries_are_published"
+        }
+        runs.append({"job": name, "success": result.success, "published_checks": checks})
+print(json.dumps(runs))
+"""
+
+
+def dagster_runs(home: Path, project: Path, how: str) -> list[dict]:
+    """The landing sensor's runs (`sensor`) or the daily job (`daily`), executed in a process of their own."""
+    env = {key: value for key, value in os.environ.items() if key not in ("DAGSTER_HOME", "FINOPS_WAREHOUSE")}
+    env |= {"FINOPS_HOME": str(home), "DAGSTER_HOME": str(home / "dagster"), "FINOPS_DBT_PROJECT_DIR": str(project)}
+    (home / "dagster").mkdir(parents=True, exist_ok=True)
+    done = subprocess.run(
+        [sys.executable, "-c", DAGSTER_RUNS, how], env=env, capture_output=True, text=True, timeout=900
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_the_landing_sensor_and_the_daily_job_withhold_the_same_way(tmp_path: Path):
+    home, project = tmp_path / "finops", project_with_rule(tmp_path / "dbt_project", 10000)
+    landing = home / "landing"
+    (landing / "focus").mkdir(parents=True)
+    (landing / "gpu_cloud_usage").mkdir(parents=True)
+    write_csv(landing / "focus" / "a-sep.csv", sep("1", "2"))
+    write_csv(landing / "focus" / "b-oct.csv", oct_("4", "12000"))
+    shutil.copy(LAMBDA, landing / "gpu_cloud_usage" / "lambda.csv")
+    lambda_billed = sum(Decimal(row["cost"]) for row in csv.DictReader(LAMBDA.open()))
+
+    # The sensor starts a load job per delivery; each builds every model. The focus runs succeed, the check on
+    # the source says a delivery was withheld, and everything else is in the marts.
+    runs = dagster_runs(home, project, "sensor")
+    assert sorted(run["job"] for run in runs) == ["load_focus", "load_focus", "load_gpu_cloud_usage"]
+    assert all(run["success"] for run in runs), runs
+    focus_checks = [
+        run["published_checks"]["focus_cost_and_usage:deliveries_are_published"]
+        for run in runs
+        if run["job"] == "load_focus"
+    ]
+    assert False in focus_checks
+    assert mart_totals(home) == {("AWS", "2026-09"): Decimal("3"), ("Lambda", "2026-09"): lambda_billed}
+    assert not (landing / "focus" / "b-oct.csv").exists()
+    assert (home / "quarantine" / "focus" / "b-oct.csv.reason.txt").exists()
+
+    # The daily run loads a corrected October: published, and the check passes again.
+    write_csv(landing / "focus" / "c-oct.csv", oct_("4", "6"))
+    (daily,) = dagster_runs(home, project, "daily")
+    assert daily["success"] and daily["published_checks"]["focus_cost_and_usage:deliveries_are_published"]
+    assert mart_totals(home)[("AWS", "2026-10")] == Decimal("10")

@@ -97,6 +97,12 @@ CASES = (
         "Azure ActualCost (EA)",
     ),
     Case(
+        "azure-ea-actualcost-blank-pricing-model-2027-01",
+        "azure_actual",
+        CONFORMANCE / "azure_ea_actualcost_blank_pricing_model_2027-01.csv",
+        {PRICING_MODEL_FROM_COMMITMENT: 4},
+    ),
+    Case(
         "azure-ea-amortizedcost-blank-pricing-model",
         "azure_amortized",
         CONFORMANCE / "azure_ea_amortizedcost_blank_pricing_model.csv",

@@ -38,7 +38,10 @@ from tests.conformance.cases import (
 from tests.support.warehouse_helpers import query
 
 SOURCES = {source.name: source for source in BILLING_SOURCES}
-AMORTIZED_WITH_ACTUAL = {"azure-ea-amortizedcost-2025-04": "azure-ea-actualcost-2025-04"}
+AMORTIZED_WITH_ACTUAL = {
+    "azure-ea-amortizedcost-2025-04": "azure-ea-actualcost-2025-04",
+    "azure-ea-amortizedcost-blank-pricing-model": "azure-ea-actualcost-blank-pricing-model-2027-01",
+}
 BUILT = tuple(case for case in CASES if case.id != "oci-real-sample")
 """The real OCI sample is left out: the zero-cost fixture is made of its lines, for the same tenancy and month,
 so loading both would restate one with the other (tests/sources/oci/test_oci_cost.py builds the sample on its own)."""

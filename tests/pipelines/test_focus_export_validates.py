@@ -25,7 +25,7 @@ from pipelines.lib.reporting.focus_export import export_focus
 from sources.synthetic.focus_samples import EXPECTED_TOTALS_FILE, write_focus_samples
 from tests.support import FIXTURES_ROOT
 from tests.support.focus_fixtures import focus_rows, write_csv
-from tests.support.focus_validator import ACCEPTED_GAPS, KNOWN_RULE_DEFECTS, SUPPORTED_CRITERIA, validate_focus_file
+from tests.support.focus_validator import SUPPORTED_CRITERIA, assert_passes, validate_focus_file
 
 HYPERLINK = '=HYPERLINK("http://x")'
 
@@ -77,7 +77,9 @@ REQUIRED_PASSES = (
     "ChargeFrequency-C-002-M",
     "EffectiveCost-C-005-C",  # commitment purchases amortized away
     "BilledCost-C-005-C",  # first-party lines are not billed as third-party ones
+    "ServiceName-C-005-C",  # one category per service
     "ServiceName-C-008-C",  # one subcategory per service
+    "PricingUnit-C-003-O",  # units in FOCUS Unit Format
 )
 # ... and with SUPPORTED_CRITERIA.
 REQUIRED_CONDITIONAL_PASSES = (
@@ -91,17 +93,6 @@ REQUIRED_CONDITIONAL_PASSES = (
     "PricingCurrency-C-004-M",
     "PricingCurrencyEffectiveCost-C-003-M",
 )
-
-
-def assert_passes(report, required: tuple[str, ...]) -> None:
-    assert not report.failed, report.summary()
-    missing = [rule for rule in required if rule not in report.passed]
-    assert not missing, f"not evaluated or not passed: {missing}\n{report.summary()}"
-    # Only the listed defects and gaps, CSV type inference, and composites failing through them, are waived.
-    for rule, reason in report.waived.items():
-        assert (
-            rule in KNOWN_RULE_DEFECTS or rule in ACCEPTED_GAPS or reason.startswith(("fails only", "CSV has no types"))
-        ), rule
 
 
 @pytest.fixture(scope="module")

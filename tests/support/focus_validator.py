@@ -124,6 +124,18 @@ class ValidationReport:
         return "\n".join(lines)
 
 
+def assert_passes(report: ValidationReport, required: Iterable[str] = ()) -> None:
+    """No rule failed, every rule in `required` was evaluated and passed, and only the listed defects and gaps,
+    CSV type inference and composites failing through them were waived."""
+    assert not report.failed, report.summary()
+    missing = [rule for rule in required if rule not in report.passed]
+    assert not missing, f"not evaluated or not passed: {missing}\n{report.summary()}"
+    for rule, reason in report.waived.items():
+        assert (
+            rule in KNOWN_RULE_DEFECTS or rule in ACCEPTED_GAPS or reason.startswith(("fails only", "CSV has no types"))
+        ), rule
+
+
 def validate_focus_file(
     data_file: Path,
     *,

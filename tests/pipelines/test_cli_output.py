@@ -24,6 +24,7 @@ from pipelines.lib.ingest.landing import pending_deliveries, register
 from pipelines.lib.operations.operations import landing_snapshot
 from pipelines.lib.settings import PROJECT_ROOT, FinopsHome
 from pipelines.lib.transform.dbt import prune_run_targets
+from tests.support.aws_fixtures import LEGACY_OCT_HEADER, LEGACY_OCT_ROWS, csv_text
 from tests.support.warehouse_helpers import query
 
 SNAPSHOTS = PROJECT_ROOT / "sources" / "prices" / "snapshots"
@@ -88,7 +89,71 @@ def test_sql_writes_booleans_as_duckdb_and_postgresql_do(tmp_path: Path):
 def test_ingest_without_a_path_asks_for_one_or_rebuild(tmp_path: Path):
     result = _cli(tmp_path / "home", "ingest")
     assert result.returncode == 2
-    assert result.stderr.strip() == "error: give a PATH to load, or --rebuild to rebuild the models from what is loaded"
+    assert result.stderr.strip() == (
+        "error: give a PATH to load, --retry LOAD_ID to load a withheld delivery again, or --rebuild to rebuild the "
+        "models from what is loaded"
+    )
+
+
+RESERVATION_COLUMNS = [
+    "reservation/UnusedAmortizedUpfrontFeeForBillingPeriod",
+    "reservation/UnusedRecurringFee",
+]
+RI_ARN = "arn:aws:ec2:us-east-2:111122223333:reserved-instances/ri-p4d-0001"
+RESERVED_MONTH = [
+    LEGACY_OCT_ROWS[0],  # 2 h of p5 on demand: 196.64
+    LEGACY_OCT_ROWS[0]
+    | {  # 24 h of p4d covered by the reservation: nothing unblended, 464.28 amortized
+        "identity/LineItemId": "legacy-oct-p4d-ri",
+        "lineItem/LineItemType": "DiscountedUsage",
+        "lineItem/UsageType": "USE2-BoxUsage:p4d.24xlarge",
+        "lineItem/UsageAmount": "24.0",
+        "lineItem/UnblendedRate": "0.0",
+        "lineItem/UnblendedCost": "0.0",
+        "product/instanceType": "p4d.24xlarge",
+        "pricing/term": "Reserved",
+        "reservation/ReservationARN": RI_ARN,
+        "reservation/EffectiveCost": "464.28",
+    },
+    LEGACY_OCT_ROWS[0]
+    | {  # the reservation's monthly fee: 720 h x 19.22, of which 696 h went unused
+        "identity/LineItemId": "legacy-oct-p4d-ri-fee",
+        "lineItem/LineItemType": "RIFee",
+        "lineItem/UsageType": "USE2-HeavyUsage:p4d.24xlarge",
+        "lineItem/UsageAmount": "720.0",
+        "lineItem/UnblendedRate": "19.22",
+        "lineItem/UnblendedCost": "13838.4",
+        "product/instanceType": "p4d.24xlarge",
+        "pricing/term": "Reserved",
+        "reservation/ReservationARN": RI_ARN,
+        "reservation/UnusedAmortizedUpfrontFeeForBillingPeriod": "87.0",
+        "reservation/UnusedRecurringFee": "13377.12",
+    },
+]
+
+
+def _amortized(row: dict[str, str]) -> Decimal:
+    """AWS's amortized cost of a legacy CUR line (the CID summary view's formula, ../shared billing-exports 2.7)."""
+    kind = row["lineItem/LineItemType"]
+    if kind == "DiscountedUsage":
+        return Decimal(row["reservation/EffectiveCost"])
+    if kind == "RIFee":
+        return sum(Decimal(row[column]) for column in RESERVATION_COLUMNS)
+    return Decimal(row["lineItem/UnblendedCost"])
+
+
+def test_ingest_prints_each_delivery_as_the_models_hold_it_not_the_files_unblended_sum(tmp_path: Path):
+    """A legacy CUR month with a reservation: the file's unblended sum is not what the month cost once amortized."""
+    month = tmp_path / "cur-2026-10.csv"
+    month.write_bytes(csv_text(LEGACY_OCT_HEADER + RESERVATION_COLUMNS, RESERVED_MONTH))
+    billed = sum(Decimal(row["lineItem/UnblendedCost"]) for row in RESERVED_MONTH)
+    effective = sum(_amortized(row) for row in RESERVED_MONTH)
+    assert (billed, effective) == (Decimal("14035.04"), Decimal("14125.04"))
+
+    result = _cli(tmp_path / "home", "ingest", str(month), "--source", "aws_cur")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert f"USD billed {billed:,.2f} effective {effective:,.2f}" in result.stdout
+    assert "(the file's totals" not in result.stdout
 
 
 def test_prices_refresh_on_a_new_home_builds_the_price_index_quietly(tmp_path: Path):

@@ -190,23 +190,24 @@ def _failures_of_load(
 ) -> list[ModelRuleFailure]:
     """Each rule the load breaks (column_rules names them; any other test is one rule), with its first row."""
     model = node.model or node.name
-    rows = _rows(con, narrowed)
+    results = _rows(con, narrowed)
     tested = next((parent for parent in lineage if parent["name"] == node.model), lineage[0])
     load_rows = f"(select * from {tested['relation_name']} where {LINEAGE_COLUMN} = {sql_text(load_id)})"
-    if rows and {"broken_rule", "failing_rows", "failing_when"} <= rows[0].keys():
+    if results and {"broken_rule", "failing_rows", "failing_when"} <= results[0].keys():
+        # column_rules reports each broken rule with its condition: the project's SQL, as dbt compiled it.
         return [
             ModelRuleFailure(
                 load_id=load_id,
                 model=model,
                 test=node.name,
-                rule=row["broken_rule"],
-                failing_rows=int(row["failing_rows"]),
-                example_column=row.get("column_name"),
-                **_first_row(con, f"select * from {load_rows} as rows_of_load where {row['failing_when']}"),
+                rule=broken["broken_rule"],
+                failing_rows=int(broken["failing_rows"]),
+                example_column=broken.get("column_name"),
+                **_first_row(con, f"select * from {load_rows} as rows_of_load where {broken['failing_when']}"),
             )
-            for row in rows
+            for broken in results
         ]
-    example = _first_row_of(rows) or {"example_file": None, "example_row": None}
+    example = _first_row_of(results) or {"example_file": None, "example_row": None}
     return [
         ModelRuleFailure(
             load_id=load_id,

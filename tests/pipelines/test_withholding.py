@@ -13,7 +13,7 @@ import pytest
 from pipelines.lib.ingest.landing import register
 from pipelines.lib.ingest.withholding import release_withheld, withhold
 from pipelines.lib.settings import FinopsHome
-from pipelines.lib.transform.model_audit import ModelRuleFailure
+from pipelines.lib.transform.model_audit import FailingNode, ModelRuleFailure, audit_failed_build
 from pipelines.lib.warehouse.warehouse import connect, publish_loads, unpublished_load_ids
 from tests.support.focus_fixtures import focus_rows, write_csv
 from tests.support.focus_ingest import OCTOBER, SEPTEMBER, ingest_focus
@@ -148,3 +148,86 @@ def test_a_published_load_keeps_nothing_to_withdraw(home: FinopsHome, tmp_path: 
         publish_loads(con, unpublished_load_ids(con))
         assert unpublished_load_ids(con) == []
     assert not any((home.lake / "_unpublished").iterdir())
+
+
+def _cost_lines(con) -> dict:
+    """A model with lineage, as dbt builds one from raw: each row names its load, source, file and row."""
+    con.execute("create schema if not exists intermediate")
+    con.execute(
+        "create or replace table intermediate.cost_lines as select _load_id as x_load_id, 'focus' as x_source, "
+        "_source_file as x_source_file, _source_row as x_source_row, BillingAccountId, BillingPeriodStart, SkuId, "
+        "BilledCost "
+        "from raw.focus_cost_and_usage"
+    )
+    return {
+        "name": "cost_lines",
+        "schema": "intermediate",
+        "alias": "cost_lines",
+        "relation_name": '"warehouse"."intermediate"."cost_lines"',
+    }
+
+
+def _test_node(name: str, sql: str, parent: dict) -> FailingNode:
+    return FailingNode(
+        unique_id=f"test.gpu_finops.{name}",
+        name=name,
+        resource_type="test",
+        status="fail",
+        message="Got 1 result, configured to fail if != 0",
+        compiled_code=sql,
+        model=None,
+        column_name=None,
+        parents=(parent,),
+    )
+
+
+def test_a_row_rule_traces_to_the_loads_whose_rows_break_it_with_the_first_row(home: FinopsHome, tmp_path: Path):
+    good = deliver(home, tmp_path, "good.csv", oct_("4"))
+    bad = deliver(
+        home, tmp_path, "bad.csv", oct_("1") | {"BillingAccountId": "2"}, oct_("12000") | {"BillingAccountId": "2"}
+    )
+    with connect(home.warehouse) as con:
+        parent = _cost_lines(con)
+        sql = f"select * from {parent['relation_name']} where BilledCost > 10000"
+        audit = audit_failed_build(con, [_test_node("no_line_over_10000", sql, parent)], [good, bad])
+    (failure,) = audit.withhold
+    assert (failure.load_id, failure.rule, failure.failing_rows) == (bad, "no_line_over_10000", 1)
+    assert failure.example_file.endswith("bad.csv") and failure.example_row == 2
+    assert audit.untraced == []
+
+
+def test_a_rule_across_deliveries_stops_the_new_loads_of_the_source_and_period_it_names(
+    home: FinopsHome, tmp_path: Path
+):
+    """The same SKU billed to two accounts in one period: no load breaks it alone, so the source and period its
+    failing rows name stop, and only their unpublished loads are withheld."""
+    published = deliver(home, tmp_path, "a.csv", oct_("4") | {"SkuId": "sku-1"}, sep("1") | {"SkuId": "sku-1"})
+    with connect(home.warehouse) as con:
+        publish_loads(con, unpublished_load_ids(con))
+    october = deliver(home, tmp_path, "b.csv", oct_("6") | {"SkuId": "sku-1", "BillingAccountId": "2"})
+    september = deliver(home, tmp_path, "c.csv", sep("2") | {"SkuId": "sku-2", "BillingAccountId": "2"})
+    with connect(home.warehouse) as con:
+        parent = _cost_lines(con)
+        sql = (
+            f"select x_source, BillingPeriodStart, SkuId from {parent['relation_name']} "
+            "group by all having count(distinct BillingAccountId) > 1"
+        )
+        node = _test_node("sku_billed_to_one_account", sql, parent)
+        audit = audit_failed_build(con, [node], unpublished_load_ids(con))
+    (failure,) = audit.withhold
+    assert failure.load_id == october and failure.load_id not in (published, september)
+    assert failure.detail == "fails for focus 2026-10-01"
+
+
+def test_a_failure_no_new_load_explains_stops_the_build(home: FinopsHome, tmp_path: Path):
+    deliver(home, tmp_path, "a.csv", oct_("12000"))
+    with connect(home.warehouse) as con:
+        publish_loads(con, unpublished_load_ids(con))
+    fresh = deliver(home, tmp_path, "b.csv", sep("1"))
+    with connect(home.warehouse) as con:
+        parent = _cost_lines(con)
+        node = _test_node(
+            "no_line_over_10000", f"select * from {parent['relation_name']} where BilledCost > 10000", parent
+        )
+        audit = audit_failed_build(con, [node], [fresh])
+    assert audit.withhold == [] and audit.untraced == [node]

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
 from pipelines.cli.runs import build_models, execute, print_deliveries, published_outcomes, withheld_deliveries
 from pipelines.lib.ingest.billing_sources import SOURCES_BY_NAME
 from pipelines.lib.operations import signals
 from pipelines.lib.settings import FinopsHome
 from pipelines.lib.transform.builds import owed_build
+
+if TYPE_CHECKING:
+    from sources.common.delivery import Delivery
 
 
 def ingest(home: FinopsHome, args: argparse.Namespace) -> int:
@@ -70,7 +74,7 @@ def ingest(home: FinopsHome, args: argparse.Namespace) -> int:
     return 1 if not ok or refused & mine else 0
 
 
-def _release(home: FinopsHome, load_id: str):
+def _release(home: FinopsHome, load_id: str) -> Delivery | None:
     """The withheld load's delivery, back in the landing zone; None (with a message) when it cannot be."""
     from pipelines.lib.ingest.withholding import release_withheld
     from pipelines.lib.warehouse.warehouse import connect

@@ -9,16 +9,16 @@ import sys
 
 from pipelines.cli._output import csv_cell, json_value, table, text
 from pipelines.lib.settings import FinopsHome
-from pipelines.lib.warehouse.warehouse import connect
+from pipelines.lib.warehouse.warehouse import QueryRefused, query_connection, run_query
 
 
 def sql(home: FinopsHome, args: argparse.Namespace) -> int:
     import duckdb
 
-    with connect(home.warehouse, read_only=True) as con:
+    with query_connection(home) as con:
         try:
-            cursor = con.execute(args.query)
-        except duckdb.Error as exc:
+            cursor = run_query(con, args.query)
+        except (QueryRefused, duckdb.Error) as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 1
         if cursor.description is None:

@@ -25,23 +25,10 @@ from pipelines.lib.operations.operations import landing_snapshot
 from pipelines.lib.settings import PROJECT_ROOT, FinopsHome
 from pipelines.lib.transform.dbt import prune_run_targets
 from tests.support.aws_fixtures import LEGACY_OCT_HEADER, LEGACY_OCT_ROWS, csv_text
+from tests.support.cli import run_cli
 from tests.support.warehouse_helpers import query
 
 SNAPSHOTS = PROJECT_ROOT / "sources" / "prices" / "snapshots"
-
-
-def _cli(home: Path, *args: str, timeout: int = 1800) -> subprocess.CompletedProcess[str]:
-    """`gpu-finops ARGS` as a real process with FINOPS_HOME=home; stdout and stderr are pipes, not a terminal."""
-    env = {key: value for key, value in os.environ.items() if key not in ("DAGSTER_HOME", "FINOPS_WAREHOUSE")}
-    env["FINOPS_HOME"] = str(home)
-    return subprocess.run(
-        [sys.executable, "-m", "pipelines.cli", *args],
-        cwd=PROJECT_ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
 
 
 def test_version_is_the_packages_version():
@@ -68,7 +55,7 @@ def test_every_argument_of_every_command_has_help_text():
 
 
 def test_a_command_on_a_missing_warehouse_names_the_command_to_run_first(tmp_path: Path):
-    result = _cli(tmp_path / "home", "report")
+    result = run_cli(tmp_path / "home", "report")
     assert result.returncode == 2
     assert "run `gpu-finops demo` or `gpu-finops ingest PATH` first" in result.stderr
     assert "Traceback" not in result.stderr
@@ -78,16 +65,16 @@ def test_sql_writes_booleans_as_duckdb_and_postgresql_do(tmp_path: Path):
     home = FinopsHome(tmp_path / "home").ensure()
     duckdb.connect(str(home.warehouse)).close()
     query = "select true as covered, false as spot, null::boolean as unknown"
-    csv_out = _cli(home.root, "sql", query, "--format", "csv")
+    csv_out = run_cli(home.root, "sql", query, "--format", "csv")
     assert (csv_out.returncode, csv_out.stdout) == (0, "covered,spot,unknown\ntrue,false,\n"), csv_out.stderr
-    table_out = _cli(home.root, "sql", query)
+    table_out = run_cli(home.root, "sql", query)
     assert table_out.stdout.splitlines()[2].split() == ["true", "false"], table_out.stdout
-    json_out = _cli(home.root, "sql", query, "--format", "json")
+    json_out = run_cli(home.root, "sql", query, "--format", "json")
     assert json.loads(json_out.stdout) == [{"covered": True, "spot": False, "unknown": None}]
 
 
 def test_ingest_without_a_path_asks_for_one_or_rebuild(tmp_path: Path):
-    result = _cli(tmp_path / "home", "ingest")
+    result = run_cli(tmp_path / "home", "ingest")
     assert result.returncode == 2
     assert result.stderr.strip() == (
         "error: give a PATH to load, --retry LOAD_ID to load a withheld delivery again, or --rebuild to rebuild the "
@@ -150,7 +137,7 @@ def test_ingest_prints_each_delivery_as_the_models_hold_it_not_the_files_unblend
     effective = sum(_amortized(row) for row in RESERVED_MONTH)
     assert (billed, effective) == (Decimal("14035.04"), Decimal("14125.04"))
 
-    result = _cli(tmp_path / "home", "ingest", str(month), "--source", "aws_cur")
+    result = run_cli(tmp_path / "home", "ingest", str(month), "--source", "aws_cur")
     assert result.returncode == 0, result.stdout + result.stderr
     assert f"USD billed {billed:,.2f} effective {effective:,.2f}" in result.stdout
     assert "(the file's totals" not in result.stdout
@@ -164,7 +151,7 @@ def test_prices_refresh_on_a_new_home_builds_the_price_index_quietly(tmp_path: P
     so the median of the four offers is (2.69 + 2.99) / 2 = 2.84.
     """
     home = tmp_path / "home"
-    result = _cli(home, "prices", "refresh", "--offline", "--date", "2026-10-31")
+    result = run_cli(home, "prices", "refresh", "--offline", "--date", "2026-10-31")
     output = result.stdout + result.stderr
     assert result.returncode == 0, output
     lines = output.splitlines()

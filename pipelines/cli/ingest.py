@@ -76,7 +76,7 @@ def ingest(home: FinopsHome, args: argparse.Namespace) -> int:
 
 def _release(home: FinopsHome, load_id: str) -> Delivery | None:
     """The withheld load's delivery, back in the landing zone; None (with a message) when it cannot be."""
-    from pipelines.lib.ingest.withholding import release_withheld
+    from pipelines.lib.transform.withholding import release_withheld
     from pipelines.lib.warehouse.warehouse import connect
 
     try:

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from pipelines.lib.ingest.landing import register
-from pipelines.lib.ingest.withholding import release_withheld, withhold
 from pipelines.lib.settings import FinopsHome
 from pipelines.lib.transform.model_audit import FailingNode, ModelRuleFailure, audit_failed_build
+from pipelines.lib.transform.withholding import release_withheld, withhold
 from pipelines.lib.warehouse.warehouse import connect, publish_loads, unpublished_load_ids
 from tests.support.focus_fixtures import focus_rows, write_csv
 from tests.support.focus_ingest import OCTOBER, SEPTEMBER, ingest_focus

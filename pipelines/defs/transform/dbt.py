@@ -11,7 +11,6 @@ from dagster_duckdb import DuckDBResource
 from pydantic import Field
 
 from pipelines.lib.ingest.billing_sources import SOURCES_BY_NAME
-from pipelines.lib.ingest.withholding import withhold
 from pipelines.lib.operations.recovery import DBT_PID_TAG, DBT_STOP_SECONDS
 from pipelines.lib.operations.test_hooks import pause_if_requested
 from pipelines.lib.settings import DUCKDB_WRITER_POOL, engine, finops_home
@@ -19,6 +18,7 @@ from pipelines.lib.transform.builds import finish_build, start_build
 from pipelines.lib.transform.dbt import FinopsDbtTranslator, dbt_project, ensure_manifest, prune_run_targets
 from pipelines.lib.transform.model_audit import audit_failed_build, failing_nodes
 from pipelines.lib.transform.spark_tables import publish_spark_tables, spark_tables
+from pipelines.lib.transform.withholding import withhold
 from pipelines.lib.warehouse.raw_schema import ensure_raw_tables
 from pipelines.lib.warehouse.warehouse import publish_loads, unpublished_load_ids
 

@@ -11,18 +11,15 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 import duckdb
 
 from pipelines.lib.ingest.landing import quarantine, release
 from pipelines.lib.settings import FinopsHome
+from pipelines.lib.transform.model_audit import ModelRuleFailure
 from pipelines.lib.warehouse.warehouse import withhold_load
 from sources.common.delivery import Delivery
 from sources.common.errors import RejectedInput
-
-if TYPE_CHECKING:
-    from pipelines.lib.transform.model_audit import ModelRuleFailure
 
 
 def withheld_outcome(load_id: str) -> str:

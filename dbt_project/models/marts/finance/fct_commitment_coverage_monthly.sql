@@ -55,13 +55,22 @@ lines as (
         coalesce(ChargeCategory = 'Purchase' and CommitmentDiscountCategory is not null, false) as is_commitment_purchase,
         -- taxes are neither a price nor a discount: they stay out of the savings rates (not out of billed_cost)
         coalesce(ChargeCategory = 'Tax', false) as is_tax,
-        -- usage a commitment could have paid for: on-demand or committed compute (not spot), not the unused
-        -- part of a commitment; anything a commitment did pay for counts whatever its service category
+        -- usage a commitment could have paid for: on-demand or committed compute time (not spot), not the unused
+        -- part of a commitment; anything a commitment did pay for counts whatever its service category. Compute
+        -- time, not the compute service: FOCUS gives a service one category, so EC2's data transfer (GB) is Compute
+        -- too, and no reservation or savings plan covers it. PricingUnit is in FOCUS Unit Format here
+        -- (int_billing__cost_lines): Hours, Seconds, GB-Seconds, vCPU-Hours...
         coalesce(
             ChargeCategory = 'Usage'
             and coalesce(PricingCategory, '') <> 'Dynamic'
             and coalesce(CommitmentDiscountStatus, '') <> 'Unused'
-            and (ServiceCategory = 'Compute' or CommitmentDiscountStatus = 'Used'),
+            and (
+                CommitmentDiscountStatus = 'Used'
+                or (
+                    ServiceCategory = 'Compute'
+                    and (PricingUnit like '%Hours' or PricingUnit like '%Minutes' or PricingUnit like '%Seconds')
+                )
+            ),
             false
         ) as is_eligible_usage,
         x_built_at

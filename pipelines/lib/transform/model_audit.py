@@ -137,16 +137,20 @@ def audit_failed_build(
 
 
 def _trace(con: duckdb.DuckDBPyConnection, node: FailingNode, unpublished: Sequence[str]) -> list[ModelRuleFailure]:
+    """The unpublished loads that break `node`; none when its query cannot be narrowed or run again here."""
     if not node.compiled_code or not unpublished:
         return []
-    lineage = [parent for parent in node.parents if _has_column(con, parent, LINEAGE_COLUMN)]
-    found = []
-    if lineage:
-        for load_id in unpublished:
-            narrowed = _narrowed(node.compiled_code, lineage, load_id)
-            if _breaks(con, node, narrowed):
-                found.extend(_failures_of_load(con, node, narrowed, lineage, load_id))
-    return found or _failures_by_source_and_period(con, node, unpublished)
+    try:
+        lineage = [parent for parent in node.parents if _has_column(con, parent, LINEAGE_COLUMN)]
+        found = []
+        if lineage:
+            for load_id in unpublished:
+                narrowed = _narrowed(node.compiled_code, lineage, load_id)
+                if _breaks(con, node, narrowed):
+                    found.extend(_failures_of_load(con, node, narrowed, lineage, load_id))
+        return found or _failures_by_source_and_period(con, node, unpublished)
+    except duckdb.Error:
+        return []
 
 
 def _has_column(con: duckdb.DuckDBPyConnection, parent: dict[str, Any], column: str) -> bool:
@@ -162,8 +166,8 @@ def _has_column(con: duckdb.DuckDBPyConnection, parent: dict[str, Any], column: 
 
 def _narrowed(sql: str, relations: Iterable[dict[str, Any]], load_id: str) -> str:
     """`sql` reading only `load_id`'s rows of `relations` (each named as dbt compiled it)."""
-    names = {parent["relation_name"]: parent["relation_name"] for parent in relations}
-    pattern = re.compile("|".join(re.escape(name) for name in sorted(names, key=len, reverse=True)))
+    names = sorted({parent["relation_name"] for parent in relations}, key=len, reverse=True)
+    pattern = re.compile("|".join(re.escape(name) for name in names))
     return pattern.sub(
         lambda match: f"(select * from {match.group(0)} where {LINEAGE_COLUMN} = {sql_text(load_id)})", sql
     )

@@ -68,6 +68,13 @@ CASES = (
         {PRICING_CATEGORY_COMMITTED: 3, COMMITMENT_STATUS_DERIVED: 2},
         "FOCUS 1.2",
     ),
+    Case(
+        "azure-focuscost-1.0-usage-reversal",
+        "focus",
+        CONFORMANCE / "focuscost_1.0_microsoft_usage_reversal.csv",
+        {},
+        "FOCUS 1.2",
+    ),
     Case("azure-focuscost-1.2-eur-billed-usd-priced", "focus", CONFORMANCE / "focuscost_1.2_microsoft_eur_usd.csv", {}),
     Case(
         "azure-ea-actualcost-2025-04",
@@ -88,6 +95,12 @@ CASES = (
         "azure_actual",
         CONFORMANCE / "azure_ea_actualcost_late_usage.csv",
         {PRICING_MODEL_DERIVED: 2},
+    ),
+    Case(
+        "azure-ea-usage-reversal",
+        "azure_actual",
+        CONFORMANCE / "azure_ea_actualcost_usage_reversal.csv",
+        {PRICING_MODEL_DERIVED: 6},
     ),
     Case(
         "azure-ea-actualcost-blank-pricing-model",
@@ -290,6 +303,7 @@ def mart_totals(case: Case, *, with_actual: Case | None = None) -> Totals:
 _FOCUS_PLAIN_USAGE_NEGATIVE = (
     "{} is not negative on usage lines that are not corrections (a correction may be negative)"
 )
+_AZURE_USAGE_NEGATIVE = "Quantity is not negative on usage lines (a refund may be negative)"
 _FOCUS_LATE_USAGE = "ChargePeriodStart is not before BillingPeriodStart where ChargeClass.isnull()"
 _FOCUS_SPELLED_ENUMS = {
     "PricingCategory": ("Standard", "Dynamic", "Committed", "Other"),
@@ -331,6 +345,10 @@ def suite_warnings(case: Case) -> dict[str, int]:
     if case.source.startswith("azure_"):
         found["Date is not before _billing_period_start"] = sum(
             bool(line.get("BillingPeriodStartDate")) and _when(line["Date"]) < _when(line["BillingPeriodStartDate"])
+            for line in lines
+        )
+        found[_AZURE_USAGE_NEGATIVE] = sum(
+            (pick(line, "ChargeType") or "usage").lower() == "usage" and Decimal(pick(line, "Quantity") or 0) < 0
             for line in lines
         )
     return {rule: count for rule, count in found.items() if count}

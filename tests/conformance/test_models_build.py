@@ -8,13 +8,16 @@ FinOps Foundation's validator. Legacy CUR files in AWS's published layout are bu
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import re
 import subprocess
 import sys
 from collections import defaultdict
-from decimal import Decimal
+from dataclasses import dataclass
+from datetime import date, datetime
+from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
 import pytest
@@ -213,7 +216,25 @@ def test_late_usage_and_usage_reversals_reach_the_export(built: FinopsHome):
         "select ProviderName, count(*) from marts.focus_cost_and_usage"
         " where ChargeCategory = 'Usage' and ConsumedQuantity < 0 group by 1",
     )
-    assert reversals == [("Microsoft", 12)]
+    assert dict(reversals) == _usage_reversals()
+    assert _usage_reversals()["Microsoft"] > 12  # the FOCUS sample's 12 and the reversal fixtures'
+
+
+def _usage_reversals() -> dict[str, int]:
+    """Usage lines with a negative quantity per provider, from the files (the cost lines of every delivery built)."""
+    paired = set(AMORTIZED_WITH_ACTUAL.values())
+    found: dict[str, int] = defaultdict(int)
+    for case in BUILT:
+        for line in rows(case.path) if case.id not in paired else ():
+            if case.source == "focus":
+                quantity = line["ConsumedQuantity"]
+                if line["ChargeCategory"] == "Usage" and quantity not in ("", "NULL") and Decimal(quantity) < 0:
+                    found[line["ProviderName"]] += 1
+            elif case.source.startswith("azure_"):
+                usage = (pick(line, "ChargeType") or "usage").lower() == "usage"
+                if usage and Decimal(pick(line, "Quantity") or 0) < 0:
+                    found["Microsoft"] += 1
+    return dict(found)
 
 
 def _covered_usage(case: Case) -> dict[tuple[str, int], tuple[str, str, str]]:
@@ -255,6 +276,111 @@ def test_usage_a_commitment_covered_is_committed_used_or_unused(built: FinopsHom
     )
     # a registered file is named `<landing time>__<its name>`
     assert {(Path(file).name.split("__")[-1], row): tuple(rest) for file, row, *rest in found} == expected
+
+
+# --- a usage reversal publishes and cancels GPU-hours on its own charge day (issue 35) ---------------------
+
+REVERSALS = (CASE_BY_ID["azure-ea-usage-reversal"], CASE_BY_ID["azure-focuscost-1.0-usage-reversal"])
+VM_SIZES = {"Standard_NC24ads_A100_v4": ("A100 80GB", 1), "Standard_ND96isr_H100_v5": ("H100", 8)}
+"""GPU model and GPUs of the VM sizes the reversal fixtures bill (Microsoft's NC A100 v4 and ND H100 v5 series)."""
+
+
+@dataclass(frozen=True)
+class GpuLine:
+    day: date
+    resource: str
+    gpu_model: str
+    spot: bool
+    gpu_hours: Decimal
+    cost: Decimal
+
+
+def _gpu_lines(case: Case) -> list[GpuLine]:
+    """Each hourly VM line of a reversal fixture as the bill states it: a reversal is a negative quantity and cost."""
+    lines = []
+    for line in rows(case.path):
+        if case.source == "focus":
+            when = datetime.fromisoformat(line["ChargePeriodStart"].replace("Z", "+00:00")).date()
+            unit, details = line["PricingUnit"], line["x_SkuDetails"]
+            quantity, cost, spot = line["PricingQuantity"], line["EffectiveCost"], line["PricingCategory"] == "Dynamic"
+        else:
+            when = datetime.strptime(line["Date"], "%m/%d/%Y").date()
+            unit, details = line["UnitOfMeasure"], line["AdditionalInfo"]
+            quantity, cost, spot = line["Quantity"], line["Cost"], line["MeterName"].endswith(" Spot")
+        assert unit in ("Hours", "1 Hour"), unit
+        gpu_model, gpus = VM_SIZES[json.loads(details)["ServiceType"]]
+        lines.append(GpuLine(when, line["ResourceId"], gpu_model, spot, number(quantity) * gpus, number(cost)))
+    return lines
+
+
+def _per_gpu_hour(cost: Decimal, gpu_hours: Decimal) -> Decimal | None:
+    """cost ÷ GPU-hours to 6 decimals, half away from zero; none where the GPU-hours net to zero or below."""
+    return (cost / gpu_hours).quantize(Decimal("1e-6"), rounding=ROUND_HALF_UP) if gpu_hours > 0 else None
+
+
+def _summed(lines: list[GpuLine], key) -> dict:
+    totals: dict = defaultdict(lambda: (Decimal(0), Decimal(0)))
+    for line in lines:
+        hours, cost = totals[key(line)]
+        totals[key(line)] = (hours + line.gpu_hours, cost + line.cost)
+    return dict(totals)
+
+
+def test_a_usage_reversal_cancels_gpu_hours_on_its_own_charge_day(built: FinopsHome):
+    """Microsoft bills a usage reversal as a negative usage line (issue 35): it publishes, and every GPU mart nets it
+    into its own charge day as the bill does. A day with a reversal and none of the usage it cancels is below zero and
+    has no price per GPU-hour; the month nets out."""
+    lines = [line for case in REVERSALS for line in _gpu_lines(case)]
+    assert any(line.gpu_hours < 0 for line in lines) and len({line.day.month for line in lines}) == 2
+    in_fixtures = "between '2027-02-01' and '2027-03-31'"  # no other delivery has charges in these months
+    per_day = _summed(lines, lambda line: line.day)
+    assert any(hours < 0 for hours, _ in per_day.values())
+
+    spend = query(
+        built.warehouse,
+        "select charge_date, gpu_hours, billed_cost, effective_cost, effective_cost_per_gpu_hour"
+        f" from marts.fct_gpu_spend_daily where charge_date {in_fixtures} order by 1",
+    )
+    days = sorted(per_day.items())
+    assert spend == [(day, hours, cost, cost, _per_gpu_hour(cost, hours)) for day, (hours, cost) in days]
+
+    cost_daily = query(
+        built.warehouse,
+        "select charge_date, sum(gpu_hours), sum(gpu_billed_cost), sum(gpu_effective_cost) from marts.fct_cost_daily"
+        f" where charge_date {in_fixtures} group by 1 order by 1",
+    )
+    assert cost_daily == [(day, hours, cost, cost) for day, (hours, cost) in days]
+
+    utilization = query(
+        built.warehouse,
+        "select usage_date, resource_id, provisioned_gpu_hours, effective_cost, cost_per_provisioned_gpu_hour,"
+        f" unobserved_cost from marts.fct_gpu_utilization_daily where usage_date {in_fixtures}",
+    )
+    by_resource = _summed(lines, lambda line: (line.day, line.resource))
+    assert {(day, resource): tuple(rest) for day, resource, *rest in utilization} == {
+        key: (hours, cost, _per_gpu_hour(cost, hours), cost) for key, (hours, cost) in by_resource.items()
+    }
+
+    benchmark = query(
+        built.warehouse,
+        "select charge_date, sum(gpu_hours) from marts.fct_market_benchmark"
+        f" where charge_date {in_fixtures} group by 1",
+    )
+    assert dict(benchmark) == {day: hours for day, (hours, _) in per_day.items() if hours > 0}
+
+    spot_savings = query(
+        built.warehouse,
+        "select billing_period_start, gpu_model, gpu_hours, spot_gpu_hours, on_demand_gpu_hours,"
+        f" on_demand_effective_cost from marts.fct_spot_savings_monthly where billing_period_start {in_fixtures}",
+    )
+    monthly = _summed(lines, lambda line: (line.day.replace(day=1), line.gpu_model, line.spot))
+    assert all(hours > 0 for hours, _ in monthly.values())  # every kind of GPU use nets above zero in its month
+    expected = {}
+    for month, gpu_model in {(month, gpu_model) for month, gpu_model, _ in monthly}:
+        spot_hours, _ = monthly.get((month, gpu_model, True), (Decimal(0), Decimal(0)))
+        on_demand_hours, on_demand_cost = monthly.get((month, gpu_model, False), (Decimal(0), Decimal(0)))
+        expected[(month, gpu_model)] = (spot_hours + on_demand_hours, spot_hours, on_demand_hours, on_demand_cost)
+    assert {(month.date(), gpu_model): tuple(rest) for month, gpu_model, *rest in spot_savings} == expected
 
 
 # --- the FOCUS export of every delivery passes the FinOps Foundation's validator (issue 35) -----------------

@@ -221,7 +221,8 @@ final as (
         case
             -- not a GPU line: GPU-hours do not apply
             when x_gpu_model is null and coalesce(x_gpu_count, 0) <= 0 then null
-            -- GPU time actually used: hourly usage, except commitment hours that went unused
+            -- GPU time actually used: hourly usage, except commitment hours that went unused; a usage reversal
+            -- (negative PricingQuantity) gives the negative GPU-hours it cancels, which the marts net on its charge day
             when ChargeCategory = 'Usage'
                 and focus_pricing_unit = 'Hours'
                 and coalesce(CommitmentDiscountStatus, '') <> 'Unused'

@@ -109,12 +109,15 @@ allocated as (
         pods.active_gpu_hours as pod_active_gpu_hours,
         pods.is_time_sliced,
         pods.util_is_fallback,
-        -- GPU-hours held share the GPU-hours paid for; should telemetry exceed the bill by a hair, they share what was paid
-        {{ decimal_divide(
-            decimal_product(['nodes.provisioned_cost', 'pods.gpu_hours']),
-            'greatest(nodes.provisioned_gpu_hours, node_held.held_gpu_hours)',
-            2,
-        ) }} as allocated_cost
+        -- GPU-hours held share the GPU-hours paid for; should telemetry exceed the bill by a hair, they share what was
+        -- paid. A day a usage reversal brings below zero GPU-hours refunds hours of another day: no pod held those.
+        case when nodes.provisioned_gpu_hours >= 0 then
+            {{ decimal_divide(
+                decimal_product(['nodes.provisioned_cost', 'pods.gpu_hours']),
+                'greatest(nodes.provisioned_gpu_hours, node_held.held_gpu_hours)',
+                2,
+            ) }}
+        end as allocated_cost
     from nodes
     inner join pods
         on nodes.usage_date = pods.usage_date
@@ -224,7 +227,7 @@ final as (
         unioned.util_is_fallback,
         cast(unioned.provisioned_gpu_hours as decimal(38, 12)) as node_provisioned_gpu_hours,
         cast(unioned.effective_cost as decimal(38, 12)) as node_effective_cost,
-        {{ decimal_divide('unioned.provisioned_cost', 'unioned.provisioned_gpu_hours', 6) }} as cost_per_gpu_hour,
+        {{ per_gpu_hour('unioned.provisioned_cost', 'unioned.provisioned_gpu_hours', 6) }} as cost_per_gpu_hour,
         cast(unioned.allocated_cost as decimal(38, 12)) as allocated_cost,
         {{ decimal_divide('unioned.allocated_cost', 'unioned.effective_cost', 6) }} as cost_share
     from unioned

@@ -122,9 +122,7 @@ final as (
         cast(billed_cost as decimal(38, 12)) as billed_cost,
         cast(effective_cost as decimal(38, 12)) as effective_cost,
         cast(list_cost as decimal(38, 12)) as list_cost,
-        case
-            when gpu_hours > 0 then {{ decimal_divide('effective_cost', 'gpu_hours', 6) }}
-        end as effective_cost_per_gpu_hour,
+        {{ per_gpu_hour('effective_cost', 'gpu_hours', 6) }} as effective_cost_per_gpu_hour,
         '{{ reporting_currency() }}' as reporting_currency,
         cast(fx_rate as decimal(38, 12)) as reporting_fx_rate,
         {{ decimal_product(['billed_cost', 'fx_rate']) }} as billed_cost_reporting,

@@ -10,6 +10,11 @@
     billed without telemetry, and telemetry that names no billed resource, are kept (match_status)
     and listed by the check assert_gpu_telemetry_matches_billing.
 
+    A usage reversal (negative GPU-hours, int_billing__cost_lines) counts on its own charge day, as the bill
+    does: it nets with that day's usage of the resource. A day whose GPU-hours net to zero or below (the
+    reversal dated a day without the usage) has no price per GPU-hour: no cost is shared out over its
+    telemetry, and its net cost, a refund, is unobserved_cost.
+
     Incremental by usage month: every figure is within one day, so a run rebuilds the months whose inputs changed
     (int_gpu_usage__month_fingerprints: the GPU cost lines charged in the month, its hourly telemetry),
     emptying them first, and leaves the others as they are.
@@ -206,7 +211,7 @@ final as (
         cast(energy_kwh as decimal(38, 12)) as energy_kwh,
         cast(effective_cost as decimal(38, 12)) as effective_cost,
         -- telemetry without a bill has no cost: every cost column stays null there
-        {{ decimal_divide('provisioned_cost', 'provisioned_gpu_hours', 6) }} as cost_per_provisioned_gpu_hour,
+        {{ per_gpu_hour('provisioned_cost', 'provisioned_gpu_hours', 6) }} as cost_per_provisioned_gpu_hour,
         telemetry_cost,
         active_cost,
         effective_hours_cost,
@@ -215,10 +220,10 @@ final as (
         cast(telemetry_cost - active_cost as decimal(38, 12)) as idle_cost,
         cast(provisioned_cost - telemetry_cost as decimal(38, 12)) as unobserved_cost,
         cast(unused_commitment_cost as decimal(38, 12)) as unused_commitment_cost,
-        case when effective_cost is not null and active_gpu_hours > 0 then
+        case when effective_cost is not null and active_gpu_hours > 0 and provisioned_gpu_hours >= 0 then
             {{ decimal_divide('effective_cost', 'active_gpu_hours', 6) }}
         end as effective_cost_per_active_gpu_hour,
-        case when effective_cost is not null and effective_gpu_hours > 0 then
+        case when effective_cost is not null and effective_gpu_hours > 0 and provisioned_gpu_hours >= 0 then
             {{ decimal_divide('effective_cost', 'effective_gpu_hours', 6) }}
         end as effective_cost_per_utilized_gpu_hour,
         {{ usage_month('costs.usage_date') }} as usage_month,

@@ -4,7 +4,9 @@
     of the same GPU on the same day, in the comparable pricing models (seed market_pricing_models: our
     on-demand usage against on-demand offers, spot against spot and interruptible, committed against
     one-year commitments), the overpay per GPU-hour and what moving that usage would have saved.
-    Everything in the reporting currency, so EUR bills and USD price lists meet.
+    Everything in the reporting currency, so EUR bills and USD price lists meet. A usage reversal (negative
+    GPU-hours) nets into its own charge day; a day whose GPU-hours net to zero or below has no price of ours to
+    compare and is left out.
 -#}
 
 with
@@ -21,8 +23,9 @@ usage as (
         count(*) - count(effective_cost_reporting) as unconverted_rows
     from {{ ref('fct_gpu_spend_daily') }}
     where charge_category = 'Usage'
-        and gpu_hours > 0
+        and gpu_hours <> 0
     group by charge_date, provider_name, gpu_model, pricing_category
+    having sum(gpu_hours) > 0
 
 ),
 

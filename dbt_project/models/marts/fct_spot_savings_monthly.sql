@@ -12,6 +12,10 @@
       var spot_default_reclaim_pct, and a share var spot_fallback_share of hours still runs on-demand.
 
     Amounts in the reporting currency. Assumptions are dbt vars with documented defaults (README).
+
+    A usage reversal (negative GPU-hours) nets with the month's usage of its kind (provider, GPU model, region,
+    instance type, pricing category); a kind whose month nets to zero GPU-hours or below (a reversal of an earlier
+    month's usage) bought no GPU-hour to price and is left out.
 -#}
 
 {%- set checkpoint_hours = var('spot_checkpoint_hours', 0.1) -%}
@@ -37,9 +41,10 @@ usage as (
         sum(list_cost_reporting) as list_cost
     from {{ ref('fct_gpu_spend_daily') }}
     where charge_category = 'Usage'
-        and gpu_hours > 0
+        and gpu_hours <> 0
         and provider_name <> 'On-premises'
     group by billing_period_start, provider_name, gpu_model, region_id, instance_type, pricing_category
+    having sum(gpu_hours) > 0
 
 ),
 

@@ -7,7 +7,10 @@
     the seconds it covers of each: the hour's average GPU count. That is exact for hourly lines (AWS CUR, Google
     Cloud, OCI), the day's average for daily lines (Azure, FOCUS files by day), and keeps a GPU cloud's run from
     13:30 to 15:15 at half an hour, a whole hour and a quarter: the spread always sums to the line's GPU-hours.
-    Hours of the window without a line count as 0 GPUs.
+    Hours of the window without a line count as 0 GPUs. A usage reversal (negative GPU-hours) nets into the hours of
+    its own charge period, as the bill counts it, down to 0 GPUs: a reversal dated an hour without the usage it
+    cancels says nothing of when that usage ran, and an hour has no fewer than 0 GPUs. Reversals neither open nor
+    extend a window.
 
     The window ends at the last complete day a provider has billed (midnight before its latest charge period's
     end) and starts `commitment_window_days` days before, or at the scope's first billed hour when that is
@@ -36,7 +39,7 @@ gpu_lines as (
         x_gpu_hours as gpu_hours
     from {{ ref('int_billing__cost_lines') }}
     where ChargeCategory = 'Usage'
-        and x_gpu_hours > 0
+        and x_gpu_hours <> 0
         and x_gpu_model is not null
         and ProviderName <> 'On-premises'
 
@@ -48,6 +51,7 @@ provider_ends as (
         provider_name,
         cast({{ dbt.date_trunc('day', 'max(charge_period_end)') }} as timestamp) as window_end
     from gpu_lines
+    where gpu_hours > 0
     group by provider_name
 
 ),
@@ -69,6 +73,7 @@ windows as (
     from gpu_lines
     inner join provider_ends
         on gpu_lines.provider_name = provider_ends.provider_name
+    where gpu_lines.gpu_hours > 0
     group by
         {%- for key in scope_keys %}
         gpu_lines.{{ key }},
@@ -140,16 +145,19 @@ spread as (
         scope_hours.window_end,
         scope_hours.usage_hour,
         -- gpu_hours × seconds of this hour covered / seconds of the period; the casts keep the product's 12
-        -- decimals on Spark, whose decimal multiplication would otherwise round it to 6
-        sum(
-            coalesce(
-                {{ decimal_divide(
-                    'cast(periods.gpu_hours as decimal(24, 12)) * cast(' ~ covered_seconds ~ ' as decimal(10, 0))',
-                    'periods.period_seconds',
-                    12,
-                ) }},
-                0
-            )
+        -- decimals on Spark, whose decimal multiplication would otherwise round it to 6. Reversals net, down to 0.
+        greatest(
+            sum(
+                coalesce(
+                    {{ decimal_divide(
+                        'cast(periods.gpu_hours as decimal(24, 12)) * cast(' ~ covered_seconds ~ ' as decimal(10, 0))',
+                        'periods.period_seconds',
+                        12,
+                    ) }},
+                    0
+                )
+            ),
+            0
         ) as gpus
     from scope_hours
     left join periods

@@ -6,7 +6,9 @@
     The window is the last `finance_window_days` days up to the newest day of rented GPU spend, cut at the
     first day we have (so a young warehouse is not averaged over days before its first bill). Owned servers
     (provider On-premises, int_onprem__daily_cost_lines) are left out: their cost is what buying costs,
-    not rent. GPU-hours of rows without an exchange rate count for concurrency but not for the rate.
+    not rent. GPU-hours of rows without an exchange rate count for concurrency but not for the rate. A usage
+    reversal (negative GPU-hours) nets with the window's usage; a window holding only the reversal of earlier
+    usage has GPU-hours below zero, no rate and no GPUs rented at once.
 -#}
 
 {%- set window_days = var('finance_window_days', 90) | int -%}
@@ -72,10 +74,8 @@ final as (
         cast(gpu_hours as decimal(38, 12)) as gpu_hours,
         cast(coalesce(effective_cost, 0) as decimal(38, 12)) as effective_cost,
         '{{ reporting_currency() }}' as currency,
-        case
-            when priced_gpu_hours > 0 then {{ decimal_divide('effective_cost', 'priced_gpu_hours', 6) }}
-        end as effective_rate_per_gpu_hour,
-        {{ decimal_divide('gpu_hours', '(' ~ dbt.datediff('window_start', 'window_end', 'day') ~ ' + 1) * 24', 6) }}
+        {{ per_gpu_hour('effective_cost', 'priced_gpu_hours', 6) }} as effective_rate_per_gpu_hour,
+        {{ decimal_divide('greatest(gpu_hours, 0)', '(' ~ dbt.datediff('window_start', 'window_end', 'day') ~ ' + 1) * 24', 6) }}
             as avg_concurrent_gpus
     from usage
 

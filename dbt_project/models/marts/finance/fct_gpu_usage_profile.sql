@@ -80,8 +80,9 @@ billed as (
         and lines.BillingCurrency = windows.billing_currency
         and lines.ChargePeriodStart >= windows.window_start
         and lines.ChargePeriodStart < windows.window_end
+    -- usage reversals (negative GPU-hours) net with the usage, as on the bill
     where lines.ChargeCategory = 'Usage'
-        and lines.x_gpu_hours > 0
+        and lines.x_gpu_hours <> 0
     group by lines.ProviderName, lines.x_gpu_model, lines.RegionId, lines.BillingCurrency
 
 ),
@@ -135,9 +136,9 @@ final as (
         end as baseline_busy_share,
         cast(coalesce(billed.billed_gpu_hours, 0) as decimal(38, 12)) as billed_gpu_hours,
         cast(coalesce(billed.effective_cost, 0) as decimal(38, 12)) as effective_cost,
-        {{ decimal_divide('billed.effective_cost', 'billed.billed_gpu_hours', 6) }} as effective_rate_per_gpu_hour,
-        {{ decimal_divide('billed.on_demand_cost', 'billed.on_demand_gpu_hours', 6) }} as on_demand_rate_per_gpu_hour,
-        {{ decimal_divide('billed.list_cost', 'billed.listed_gpu_hours', 6) }} as list_rate_per_gpu_hour
+        {{ per_gpu_hour('billed.effective_cost', 'billed.billed_gpu_hours', 6) }} as effective_rate_per_gpu_hour,
+        {{ per_gpu_hour('billed.on_demand_cost', 'billed.on_demand_gpu_hours', 6) }} as on_demand_rate_per_gpu_hour,
+        {{ per_gpu_hour('billed.list_cost', 'billed.listed_gpu_hours', 6) }} as list_rate_per_gpu_hour
     from baseline
     inner join busy
         on {{ keys_match('baseline', 'busy', ['provider_name', 'gpu_model', 'billing_currency']) }}

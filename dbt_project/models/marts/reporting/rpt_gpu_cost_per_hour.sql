@@ -26,5 +26,5 @@ select
     cast(effective_cost as decimal(38, 12)) as effective_cost,
     cast(billed_cost as decimal(38, 12)) as billed_cost,
     cast(gpu_hours as decimal(38, 12)) as gpu_hours,
-    {{ decimal_divide('effective_cost', 'gpu_hours', 12) }} as cost_per_gpu_hour
+    {{ per_gpu_hour('effective_cost', 'gpu_hours', 12) }} as cost_per_gpu_hour
 from spend

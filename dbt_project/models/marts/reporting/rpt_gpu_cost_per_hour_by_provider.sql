@@ -22,5 +22,5 @@ select
     cast(billing_currency as string) as billing_currency,
     cast(effective_cost as decimal(38, 12)) as effective_cost,
     cast(gpu_hours as decimal(38, 12)) as gpu_hours,
-    {{ decimal_divide('effective_cost', 'gpu_hours', 12) }} as cost_per_gpu_hour
+    {{ per_gpu_hour('effective_cost', 'gpu_hours', 12) }} as cost_per_gpu_hour
 from spend

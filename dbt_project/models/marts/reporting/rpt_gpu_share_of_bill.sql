@@ -41,7 +41,7 @@ select
     cast(gpu.gpu_effective_cost as decimal(38, 12)) as gpu_effective_cost,
     cast(gpu.gpu_billed_cost as decimal(38, 12)) as gpu_billed_cost,
     cast(gpu.gpu_hours as decimal(38, 12)) as gpu_hours,
-    {{ decimal_divide('gpu.gpu_effective_cost', 'gpu.gpu_hours', 12) }} as cost_per_gpu_hour,
+    {{ per_gpu_hour('gpu.gpu_effective_cost', 'gpu.gpu_hours', 12) }} as cost_per_gpu_hour,
     {{ decimal_divide('gpu.gpu_effective_cost', 'bill.bill_effective_cost', 12) }} as gpu_share_of_bill
 from currencies
 left join gpu on currencies.billing_currency = gpu.billing_currency

@@ -302,7 +302,7 @@ def test_an_incremental_run_tests_only_the_rows_it_wrote(tmp_path: Path):
 
     found = _dbt(home, target, action="test")
     assert found.returncode != 0
-    # one rule broken, x_gpu_hours non_negative, seen in the cost lines and in the export that shows them
+    # one rule broken, GPU-hours negative only on a usage reversal, seen in the cost lines and in the export
     assert _failing_tests(target) == {"int_billing__cost_lines_column_rules": 1, "focus_cost_and_usage_column_rules": 1}
 
     view_alone = _dbt(home, target, tests=True, select=["focus_cost_and_usage"], succeeds=False)

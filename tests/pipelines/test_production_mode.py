@@ -195,6 +195,7 @@ def test_the_daily_schedule_runs_unattended_through_the_daemons_queue_on_postgre
             "evaluation events": len(expected),
             "raw/focus_cost_and_usage": {
                 "delivery_is_fresh": found["raw/focus_cost_and_usage"].get("delivery_is_fresh"),
+                "deliveries_are_published": "SUCCEEDED",
                 "load_passes_quality_suite": "SUCCEEDED",
                 "loads_carry_no_warnings": "SUCCEEDED",
                 "raw_matches_audited_deliveries": "SUCCEEDED",

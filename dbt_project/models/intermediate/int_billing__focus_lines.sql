@@ -8,14 +8,20 @@
       source (FOCUS 1.0/1.1 files, exports without the column) leaves them empty; each default is described on
       its column; a line priced in another currency than billed, with no cost in that currency, is stated in its
       billing currency;
+    - a line without a SubAccountName (legacy CUR, Azure pay-as-you-go) gets the name its sub account has on the
+      same provider's latest line that names it (int_billing__learnt_defaults), else the SubAccountId, which is what
+      providers show for an account without a name: "MUST NOT be null when SubAccountId is not null";
     - the invoice issuer is named like the provider when it is the provider's own legal entity (var
       focus_invoice_issuer_aliases), since FOCUS reads a different name as a third-party charge;
     - every line of a provider's service gets the service's one ServiceCategory and ServiceSubcategory
       (int_billing__learnt_defaults says how they are chosen where a provider's file varies them per line);
       the line's own values are kept in x_delivered_service_category and x_delivered_service_subcategory;
     - what FOCUS defines as null is null (pricing columns on Tax lines, a unit without a quantity, a commitment
-      status without a commitment, a meter without a SKU, price details without a price id), and
-      provider-specific SkuPriceDetails keys are prefixed with `x_`.
+      status without a commitment, a meter without a SKU, price details without a price id, a consumed quantity
+      and unit on any line but Usage that is not an unused commitment, a negative unit price on a line that may
+      have none: any but a Usage or Purchase that is not a Correction), and provider-specific SkuPriceDetails
+      keys are prefixed with `x_`; a delivered quantity or price made null is kept in x_delivered_consumed_quantity,
+      x_delivered_list_unit_price and x_delivered_contracted_unit_price (the unit in x_delivered_consumed_unit).
 
     A view, like the export over it: both are computed when read (see focus_cost_and_usage). Two views rather than
     one because a Hive metastore on Derby (Spark's local catalog) stores a view's text in at most 32,700 characters.
@@ -52,11 +58,25 @@
 ] -%}
 
 
-{#- Unit prices FOCUS defines as null on Tax lines, with the quantity, unit and pricing category. -#}
-{%- set tax_null_columns = [
-    'PricingQuantity', 'PricingUnit', 'PricingCategory', 'ListUnitPrice', 'ContractedUnitPrice',
-    'PricingCurrencyListUnitPrice', 'PricingCurrencyContractedUnitPrice',
+{#- Column -> when FOCUS 1.2 defines it as null, beyond what `defaulted` nulls: Tax lines have no quantity, unit,
+    pricing category or unit price; only Usage that is not an unused commitment has a consumed quantity (and unit);
+    a unit price "MUST be a non-negative decimal value" and "MAY be null" on any line but a Usage or Purchase that is
+    not a Correction, where a negative one (a credit's) is dropped. -#}
+{%- set tax = "ChargeCategory = 'Tax'" -%}
+{%- set not_consumed = "(ChargeCategory <> 'Usage' or CommitmentDiscountStatus = 'Unused')" -%}
+{%- set may_have_no_unit_price = "(ChargeCategory not in ('Usage', 'Purchase') or ChargeClass = 'Correction')" -%}
+{%- set focus_null_when = {
+    'PricingQuantity': tax,
+    'PricingUnit': tax,
+    'PricingCategory': tax,
+    'ConsumedQuantity': not_consumed,
+    'ConsumedUnit': not_consumed ~ ' or ConsumedQuantity is null',
+} -%}
+{%- for price in [
+    'ListUnitPrice', 'ContractedUnitPrice', 'PricingCurrencyListUnitPrice', 'PricingCurrencyContractedUnitPrice'
 ] -%}
+    {%- do focus_null_when.update({price: tax ~ ' or (' ~ may_have_no_unit_price ~ ' and ' ~ price ~ ' < 0)'}) -%}
+{%- endfor -%}
 
 
 {%- set priced_in_billing_currency =
@@ -97,6 +117,14 @@ sub_account_types as (
     select provider_name as ProviderName, key_value as SubAccountId, default_value as SubAccountType
     from {{ ref('int_billing__learnt_defaults') }}
     where default_column = 'SubAccountType'
+
+),
+
+sub_account_names as (
+
+    select provider_name as ProviderName, key_value as SubAccountId, default_value as SubAccountName
+    from {{ ref('int_billing__learnt_defaults') }}
+    where default_column = 'SubAccountName'
 
 ),
 
@@ -226,7 +254,9 @@ defaulted as (
         end as SkuPriceDetails,
         cost_lines.SkuPriceId,
         cost_lines.SubAccountId,
-        cost_lines.SubAccountName,
+        coalesce(
+            cost_lines.SubAccountName, sub_account_names.SubAccountName, cost_lines.SubAccountId
+        ) as SubAccountName,
         case
             when cost_lines.SubAccountId is null then null
             else coalesce(
@@ -257,6 +287,9 @@ defaulted as (
         cost_lines.ServiceSubcategory as x_delivered_service_subcategory,
         cost_lines.x_delivered_pricing_unit,
         cost_lines.x_delivered_consumed_unit,
+        cost_lines.ConsumedQuantity as x_delivered_consumed_quantity,
+        cost_lines.ListUnitPrice as x_delivered_list_unit_price,
+        cost_lines.ContractedUnitPrice as x_delivered_contracted_unit_price,
         cost_lines.x_built_at
     from cost_lines
     left join billing_account_types
@@ -265,6 +298,9 @@ defaulted as (
     left join sub_account_types
         on cost_lines.ProviderName = sub_account_types.ProviderName
         and cost_lines.SubAccountId = sub_account_types.SubAccountId
+    left join sub_account_names
+        on cost_lines.ProviderName = sub_account_names.ProviderName
+        and cost_lines.SubAccountId = sub_account_names.SubAccountId
     left join services
         on cost_lines.ProviderName = services.ProviderName
         and cost_lines.ServiceName = services.ServiceName
@@ -275,8 +311,8 @@ focus_nulls as (
 
     select
         {% for name in (string_columns + other_columns) | sort -%}
-        {% if name in tax_null_columns -%}
-        case when ChargeCategory = 'Tax' then null else {{ name }} end as {{ name }},
+        {% if name in focus_null_when -%}
+        case when {{ focus_null_when[name] }} then null else {{ name }} end as {{ name }},
         {% else -%}
         {{ name }},
         {% endif -%}
@@ -287,6 +323,9 @@ focus_nulls as (
         x_delivered_service_subcategory,
         x_delivered_pricing_unit,
         x_delivered_consumed_unit,
+        x_delivered_consumed_quantity,
+        x_delivered_list_unit_price,
+        x_delivered_contracted_unit_price,
         x_built_at
     from defaulted
 

@@ -1,8 +1,9 @@
 {#-
     Values the FOCUS export fills in or decides per key, learnt from every cost line: the type a billing
     account or sub account has on the lines whose file names one, where it is always the same (older files of
-    the same account leave it empty); and the one ServiceCategory and ServiceSubcategory of each provider's
-    service, which FOCUS 1.2 requires (ServiceName "MUST have one and only one ServiceCategory", "SHOULD have
+    the same account leave it empty); the name a sub account has on the latest line that names it, for its lines
+    whose export has no name column (legacy CUR, Azure pay-as-you-go; an account renamed since gets its newest
+    name); and the one ServiceCategory and ServiceSubcategory of each provider's service, which FOCUS 1.2 requires (ServiceName "MUST have one and only one ServiceCategory", "SHOULD have
     one and only one ServiceSubcategory") where a provider's file states them per line and they vary (AWS's
     FOCUS lines in the FinOps Foundation's sample file EC2's volumes under Storage, the rest of EC2 under
     Compute). A service's category is the one carrying the largest part of its cost (EffectiveCost, without
@@ -26,6 +27,32 @@ billing_account_types as (
 sub_account_types as (
 
     {{ only_value_per_key(ref('int_billing__cost_lines'), ['ProviderName', 'SubAccountId'], 'SubAccountType') }}
+
+),
+
+-- The name on each sub account's latest named line: the latest charge, then the first name.
+sub_account_names as (
+
+    select
+        ProviderName,
+        SubAccountId,
+        SubAccountName,
+        row_number() over (
+            partition by ProviderName, SubAccountId order by last_charged desc, SubAccountName
+        ) as name_rank
+    from (
+        select ProviderName, SubAccountId, SubAccountName, max(ChargePeriodStart) as last_charged
+        from (
+            select
+                ProviderName,
+                {{ blank_as_null('SubAccountId') }} as SubAccountId,
+                {{ blank_as_null('SubAccountName') }} as SubAccountName,
+                ChargePeriodStart
+            from {{ ref('int_billing__cost_lines') }}
+        ) as named_lines
+        where ProviderName is not null and SubAccountId is not null and SubAccountName is not null
+        group by ProviderName, SubAccountId, SubAccountName
+    ) as names
 
 ),
 
@@ -105,6 +132,17 @@ select
     cast(null as {{ dbt.type_string() }}) as key_category,
     SubAccountType as default_value
 from sub_account_types
+
+union all
+
+select
+    'SubAccountName' as default_column,
+    ProviderName as provider_name,
+    SubAccountId as key_value,
+    cast(null as {{ dbt.type_string() }}) as key_category,
+    SubAccountName as default_value
+from sub_account_names
+where name_rank = 1
 
 union all
 

@@ -59,6 +59,9 @@
     ('x_delivered_service_subcategory', 'x_DeliveredServiceSubcategory', 'string'),
     ('x_delivered_pricing_unit', 'x_DeliveredPricingUnit', 'string'),
     ('x_delivered_consumed_unit', 'x_DeliveredConsumedUnit', 'string'),
+    ('x_delivered_consumed_quantity', 'x_DeliveredConsumedQuantity', 'decimal(38, 12)'),
+    ('x_delivered_list_unit_price', 'x_DeliveredListUnitPrice', 'decimal(38, 12)'),
+    ('x_delivered_contracted_unit_price', 'x_DeliveredContractedUnitPrice', 'decimal(38, 12)'),
     ('x_extensions', 'x_Extensions', 'string'),
 ] -%}
 {%- set export_project_columns = x_columns | map(attribute=0) | reject('equalto', 'x_row_origin') | list -%}
@@ -95,6 +98,7 @@
     'ConsumedQuantity': 'null',
     'ConsumedUnit': 'null',
     'x_delivered_consumed_unit': 'null',
+    'x_delivered_consumed_quantity': 'null',
     'ContractedCost': 'coalesce(' ~ unused_share.ContractedCost ~ ', EffectiveCost)',
     'ListCost': 'coalesce(' ~ unused_share.ListCost ~ ', EffectiveCost)',
     'PricingCategory': "'Committed'",

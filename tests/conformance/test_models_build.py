@@ -42,7 +42,7 @@ from tests.conformance.cases import (
     rows,
 )
 from tests.support import FIXTURES_ROOT
-from tests.support.focus_validator import assert_passes, validate_focus_file
+from tests.support.focus_validator import SUPPORTED_CRITERIA, assert_passes, validate_focus_file
 from tests.support.warehouse_helpers import query
 
 SOURCES = {source.name: source for source in BILLING_SOURCES}
@@ -386,7 +386,10 @@ def test_a_usage_reversal_cancels_gpu_hours_on_its_own_charge_day(built: FinopsH
 # --- the FOCUS export of every delivery passes the FinOps Foundation's validator (issue 35) -----------------
 
 # What three months of a real legacy CUR broke: one ServiceCategory and ServiceSubcategory per ServiceName, PricingUnit
-# in FOCUS Unit Format, a first-party invoicing entity (Amazon Web Services Canada, Inc.) read as a third party.
+# in FOCUS Unit Format, a first-party invoicing entity (Amazon Web Services Canada, Inc.) read as a third party; and
+# what these deliveries broke with the applicability criteria the export declares: a consumed quantity on the FOCUS
+# sample's Adjustment lines, a negative ContractedUnitPrice on its credit, SubAccountName, which legacy CUR and Azure
+# pay-as-you-go exports do not deliver; ConsumedUnit in FOCUS Unit Format.
 REAL_DATA_RULES = (
     "ServiceName-C-000-M",
     "ServiceName-C-004-C",
@@ -396,6 +399,11 @@ REAL_DATA_RULES = (
     "PricingUnit-C-000-M",
     "PricingUnit-C-003-O",
     "BilledCost-C-005-C",
+    "ConsumedQuantity-C-004-C",
+    "ConsumedUnit-C-005-C",
+    "ConsumedUnit-C-003-O",
+    "ContractedUnitPrice-C-009-C",
+    "SubAccountName-C-005-C",
 )
 # The AWS CUR units of AWS_LEGACY_CUR in FOCUS Unit Format: plural count nouns, FOCUS's time units.
 FOCUS_UNITS = {
@@ -446,22 +454,59 @@ def _by_source_row(result: list[tuple]) -> dict[tuple[str, int], tuple]:
 
 @pytest.mark.parametrize("file_name", ["focus_cost_and_usage.parquet", "focus_cost_and_usage.csv"])
 def test_the_focus_export_of_every_delivery_passes_the_focus_validator(exported: Path, file_name: str):
-    """As `focus-validator --validate-version 1.2.0.1` runs: no applicability criteria. With tests/support/
-    focus_validator.py's SUPPORTED_CRITERIA these deliveries still fail three rules outside this export's service and
-    unit logic: ConsumedQuantity on the FOCUS sample's Adjustment lines, a negative ContractedUnitPrice on one of its
-    credits, and SubAccountName, which legacy CUR and Azure pay-as-you-go exports do not deliver."""
-    report = validate_focus_file(exported / file_name)
+    """With the applicability criteria the export declares (SUPPORTED_CRITERIA, as the demo's export is checked), so
+    the conditional columns' rules run too; nothing fails beyond the validator's known defects."""
+    report = validate_focus_file(exported / file_name, applicability_criteria=SUPPORTED_CRITERIA)
 
     assert_passes(report, REAL_DATA_RULES)
+    assert len(report.passed) > 300, report.summary()
 
 
-def test_consumed_units_follow_the_focus_unit_format(exported: Path):
-    """ConsumedUnit's format rule runs only where usage is measured (applicability criterion)."""
-    report = validate_focus_file(
-        exported / "focus_cost_and_usage.parquet", applicability_criteria=("USAGE_MEASUREMENT_SUPPORTED",)
+def test_what_focus_defines_as_null_is_null_and_kept_as_delivered(built: FinopsHome):
+    """FOCUS 1.2: ConsumedQuantity (and ConsumedUnit) MUST be null on any charge but Usage, whatever its ChargeClass; a
+    unit price MUST be non-negative and MAY be null on a credit. The FOCUS 1.0 sample's Oracle Adjustments and AWS
+    credit state them; the export makes them null and keeps the delivered values."""
+    sample = CASE_BY_ID["focus-1.0-public-sample"]
+    expected = {}
+    for row, line in enumerate(rows(sample.path), start=1):
+        line = {key: "" if value == "NULL" else value for key, value in line.items()}
+        consumed, price = line["ConsumedQuantity"], line["ContractedUnitPrice"]
+        if line["ChargeCategory"] != "Usage" and (consumed or (price and number(price) < 0)):
+            delivered_quantity, delivered_price = (number(value) if value else None for value in (consumed, price))
+            expected[(sample.path.name, row)] = (None, None, delivered_quantity, None, delivered_price)
+    assert len(expected) == 3, expected  # two Adjustments with a quantity, the credit at -3 per hour
+    found = query(
+        built.warehouse,
+        "select x_SourceFile, x_SourceRow, ConsumedQuantity, ConsumedUnit, x_DeliveredConsumedQuantity,"
+        " ContractedUnitPrice, x_DeliveredContractedUnitPrice from marts.focus_cost_and_usage"
+        f" where x_SourceFile like '%{sample.path.name}' and ChargeCategory <> 'Usage'"
+        " and (x_DeliveredConsumedQuantity is not null or x_DeliveredContractedUnitPrice < 0)",
     )
+    assert _by_source_row(found) == expected
 
-    assert {"ConsumedUnit-C-003-O", "PricingUnit-C-003-O"} <= report.passed.keys(), report.summary()
+
+def test_a_sub_account_the_export_does_not_name_is_named_by_its_id(built: FinopsHome):
+    """Legacy CUR and Azure pay-as-you-go exports have no account name column, and no other delivery names these
+    accounts: FOCUS 1.2's SubAccountName (MUST NOT be null with a SubAccountId) is the id, as providers show it."""
+    unnamed = [(path, "lineItem/UsageAccountId") for path in AWS_LEGACY_CUR] + [
+        (CASE_BY_ID[case].path, "SubscriptionGuid")
+        for case in ("azure-payg-legacy", "azure-payg-german", "azure-payg-mixed-camelcase")
+    ]
+    names = {path.name for path, _ in unnamed}
+    expected = {}
+    for path, id_column in unnamed:
+        for row, line in enumerate(rows(path), start=1):
+            assert not pick(line, "lineItem/UsageAccountName", "SubscriptionName"), path
+            account = pick(line, id_column, "subscriptionId") or None
+            expected[(path.name, row)] = (account, account)
+    found = _by_source_row(
+        query(
+            built.warehouse,
+            "select x_SourceFile, x_SourceRow, SubAccountId, SubAccountName from marts.focus_cost_and_usage"
+            " where x_SourceFormat in ('aws_cur', 'azure_actual')",
+        )
+    )
+    assert {key: value for key, value in found.items() if key[0] in names} == expected
 
 
 def test_aws_units_are_written_in_focus_unit_format_and_kept_as_delivered(built: FinopsHome):

@@ -38,21 +38,18 @@ sub_account_names as (
         SubAccountId,
         SubAccountName,
         row_number() over (
-            partition by ProviderName, SubAccountId order by last_charged desc, SubAccountName
+            partition by ProviderName, SubAccountId order by max(ChargePeriodStart) desc, SubAccountName
         ) as name_rank
     from (
-        select ProviderName, SubAccountId, SubAccountName, max(ChargePeriodStart) as last_charged
-        from (
-            select
-                ProviderName,
-                {{ blank_as_null('SubAccountId') }} as SubAccountId,
-                {{ blank_as_null('SubAccountName') }} as SubAccountName,
-                ChargePeriodStart
-            from {{ ref('int_billing__cost_lines') }}
-        ) as named_lines
-        where ProviderName is not null and SubAccountId is not null and SubAccountName is not null
-        group by ProviderName, SubAccountId, SubAccountName
-    ) as names
+        select
+            ProviderName,
+            {{ blank_as_null('SubAccountId') }} as SubAccountId,
+            {{ blank_as_null('SubAccountName') }} as SubAccountName,
+            ChargePeriodStart
+        from {{ ref('int_billing__cost_lines') }}
+    ) as named_lines
+    where ProviderName is not null and SubAccountId is not null and SubAccountName is not null
+    group by ProviderName, SubAccountId, SubAccountName
 
 ),
 

@@ -80,6 +80,8 @@ def test_a_delivery_breaking_a_model_rule_is_withheld_and_everything_else_publis
     first = gpu_finops(home, project, "ingest", str(write_csv(tmp_path / "sep-v1.csv", sep("1", "2"))))
     assert first.returncode == 0, first.stderr
     assert mart_totals(home) == {("AWS", "2026-09"): Decimal("3")}
+    # The build accepted the load: nothing is kept to withdraw it.
+    assert list((home / "lake" / "_unpublished").iterdir()) == []
 
     # One command: September restated with a line the rule refuses, October of the same source, another source.
     bad = write_csv(tmp_path / "sep-v2.csv", sep("5", "12000"))

@@ -98,7 +98,9 @@ def gpu_finops_dbt_models(
         _finish(duckdb, build_id, "interrupted" if interrupted else "failed", str(exc).strip()[:2000] or None)
         raise
     with duckdb.get_connection() as con:
-        publish_loads(con, unpublished)
+        # Only a build of every model has audited the loads (a run of some models, from the UI, has not).
+        if context.selected_asset_keys >= gpu_finops_dbt_models.keys:
+            publish_loads(con, unpublished)
         finish_build(con, build_id, status="succeeded")
 
 

@@ -33,8 +33,8 @@ def withheld_outcome(load_id: str) -> str:
 def withhold(
     home: FinopsHome, con: duckdb.DuckDBPyConnection, failures: Sequence[ModelRuleFailure], log: logging.Logger
 ) -> list[str]:
-    """Withhold every load `failures` name (newest first, so each one restores the version before it), with its
-    first failure as the recorded reason; the ids withheld."""
+    """Withhold every load `failures` name, with its first failure as the recorded reason and all of them in the
+    message; the ids withheld, newest first."""
     by_load: dict[str, list[ModelRuleFailure]] = {}
     for failure in failures:
         by_load.setdefault(failure.load_id, []).append(failure)

@@ -616,14 +616,16 @@ def _outcome_of(con: duckdb.DuckDBPyConnection, load_id: str, *, status: str) ->
 
 
 def withhold_load(con: duckdb.DuckDBPyConnection, load_id: str, why: dict[str, Any]) -> None:
-    """Take an unpublished billing load back out of raw, restoring what it replaced, and record why
-    (`why` has the columns of audit.withheld_loads but the first three and the last), in one commit."""
+    """Take an unpublished billing load back out of raw, restoring what it replaced, and record why (`why`: the
+    columns of audit.withheld_loads the caller knows, model, rule, first failing row, message), in one commit."""
     lake = lake_of(con)
     source, delivery = con.execute("SELECT source, delivery FROM audit.loads WHERE load_id = ?", [load_id]).fetchone()
     staging = stage_withdrawal(lake, load_id)
     columns = AUDIT_COLUMNS["audit.withheld_loads"]
-    values = [load_id, source, delivery, *(why.get(name) for name in list(columns)[3:-1])]
-    values.append(datetime.now(UTC).replace(tzinfo=None))
+    recorded = {"load_id": load_id, "source": source, "delivery": delivery, "withheld_at": _now_utc()} | {
+        name: value for name, value in why.items() if name not in ("load_id", "source", "delivery", "withheld_at")
+    }
+    values = [recorded.get(name) for name in columns]
     selected = ", ".join(f"?::{sql_type} AS {quote_identifier(name)}" for name, sql_type in columns.items())
     try:
         write_parquet(con, f"SELECT {selected}", staging.file(f"audit/withheld_loads/{load_id}.parquet"), values)
@@ -636,6 +638,10 @@ def withhold_load(con: duckdb.DuckDBPyConnection, load_id: str, why: dict[str, A
 def unpublished_load_ids(con: duckdb.DuckDBPyConnection) -> list[str]:
     """Billing loads in raw that no successful model build has accepted yet (the ones a build may withhold)."""
     return unpublished_loads(lake_of(con))
+
+
+def _now_utc() -> datetime:
+    return datetime.now(UTC).replace(tzinfo=None)
 
 
 def publish_loads(con: duckdb.DuckDBPyConnection, load_ids: Sequence[str]) -> None:

@@ -14,7 +14,7 @@ import logging
 import sys
 from pathlib import Path
 
-from pipelines.lib.ingest.billing_sources import SOURCES_BY_NAME
+from pipelines.lib.catalog.billing import SOURCES_BY_NAME
 from pipelines.lib.ingest.ingest import ingest_landing_zone
 from pipelines.lib.settings import FinopsHome
 from pipelines.lib.warehouse.raw_schema import ensure_raw_tables

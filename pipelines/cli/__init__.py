@@ -26,7 +26,7 @@ from pipelines.cli.ingest import ingest as ingest_command
 from pipelines.cli.prices import prices_refresh as prices_refresh_command
 from pipelines.cli.report import report as report_command
 from pipelines.cli.sql import sql as sql_command
-from pipelines.lib.ingest.billing_sources import SOURCES_BY_NAME
+from pipelines.lib.catalog.billing import SOURCES_BY_NAME
 from pipelines.lib.operations import signals
 from pipelines.lib.settings import FinopsHome, finops_home
 from pipelines.lib.warehouse.warehouse import WarehouseBusy
@@ -193,7 +193,7 @@ def _parser() -> argparse.ArgumentParser:
     generate = commands.add_parser(
         "generate", help="write N billing line items per format (CUR 2.0, FOCUS, Azure) for benchmarks"
     )
-    from sources.synthetic.scale import add_arguments as add_generate_arguments
+    from synthetic_data.cli.scale import add_arguments as add_generate_arguments
 
     add_generate_arguments(generate)
     generate.set_defaults(handler=generate_command)

@@ -9,7 +9,7 @@ import http.server
 from pathlib import Path
 
 from pipelines.cli.console import console
-from pipelines.lib.reporting.atomic_files import replaced_atomically
+from pipelines.lib.foundation.atomic_files import replaced_atomically
 from pipelines.lib.settings import FinopsHome
 
 

@@ -7,7 +7,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from pipelines.cli.runs import build_models, execute, print_deliveries, published_outcomes, withheld_deliveries
-from pipelines.lib.ingest.billing_sources import SOURCES_BY_NAME
+from pipelines.lib.catalog.billing import SOURCES_BY_NAME
 from pipelines.lib.operations import signals
 from pipelines.lib.settings import FinopsHome
 from pipelines.lib.transform.builds import owed_build

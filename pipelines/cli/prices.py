@@ -48,7 +48,7 @@ def refresh_prices(first: date, last: date, *, per_feed: bool = True) -> tuple[i
     Prints a line per feed (`per_feed`), or one line for all. Returns how many feeds loaded, and whether all did.
     """
     from pipelines.definitions import defs
-    from pipelines.lib.prices.price_feeds import PRICE_FEEDS
+    from pipelines.lib.catalog.prices import PRICE_FEEDS
 
     selection = group_loads("prices")
     keys = selection.resolve(defs().resolve_asset_graph())

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from pipelines.lib.ingest.billing_sources import BILLING_SOURCES
+from pipelines.lib.catalog.billing import BILLING_SOURCES
 from pipelines.lib.ingest.ingest import ingest_landing_zone
 from pipelines.lib.ingest.landing import register
 from pipelines.lib.reporting.focus_export import export_focus

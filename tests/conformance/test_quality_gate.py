@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pipelines.lib.ingest.billing_sources import SOURCES_BY_NAME
+from pipelines.lib.catalog.billing import SOURCES_BY_NAME
 from pipelines.lib.ingest.ingest import ingest_landing_zone
 from pipelines.lib.ingest.landing import register
 from pipelines.lib.settings import FinopsHome

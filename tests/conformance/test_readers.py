@@ -15,7 +15,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from pipelines.lib.ingest.billing_sources import BILLING_SOURCES
+from pipelines.lib.catalog.billing import BILLING_SOURCES
 from sources.common.delivery import Delivery, ParsedDelivery
 from sources.common.detect import detect_source
 from sources.common.errors import RejectedInput

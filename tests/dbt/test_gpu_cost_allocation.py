@@ -32,7 +32,7 @@ from pathlib import Path
 
 import pytest
 
-from pipelines.lib.ingest.billing_sources import GPU_CLOUD_USAGE
+from pipelines.lib.catalog.billing import GPU_CLOUD_USAGE
 from pipelines.lib.ingest.ingest import ingest_landing_zone
 from pipelines.lib.ingest.landing import register
 from pipelines.lib.ingest.telemetry import fetch_prometheus_days

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from pipelines.lib.ingest.billing_sources import FOCUS
+from pipelines.lib.catalog.billing import FOCUS
 from pipelines.lib.ingest.ingest import ingest_landing_zone
 from pipelines.lib.ingest.landing import register
 from pipelines.lib.settings import DBT_PROJECT_DIR, FinopsHome

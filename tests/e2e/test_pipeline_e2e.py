@@ -19,12 +19,12 @@ import pyarrow.parquet as pq
 import pytest
 
 from pipelines.cli import main
-from pipelines.lib.ingest.billing_sources import SOURCES_BY_NAME
+from pipelines.lib.catalog.billing import SOURCES_BY_NAME
 from pipelines.lib.settings import PROJECT_ROOT
-from sources.synthetic.demo_common import group_of
-from sources.synthetic.demo_gpu_clouds import DEMO_EVENTS
-from sources.synthetic.demo_organisation import write_demo_organisation
-from sources.synthetic.demo_telemetry import write_demo_telemetry
+from synthetic_data.demo_common import group_of
+from synthetic_data.demo_gpu_clouds import DEMO_EVENTS
+from synthetic_data.demo_organisation import write_demo_organisation
+from synthetic_data.demo_telemetry import write_demo_telemetry
 from tests.support import FIXTURES_ROOT
 from tests.support.browser import broken_images, open_page
 from tests.support.focus_fixtures import BASE_ROW, focus_rows, write_csv

@@ -19,7 +19,7 @@ import urllib.parse
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from pipelines.lib.prices.price_feeds import PRICE_FEEDS
+from pipelines.lib.catalog.prices import PRICE_FEEDS
 from pipelines.lib.settings import PROJECT_ROOT
 from pipelines.lib.warehouse.warehouse import connect, quote_identifier
 from sources.prices import ecb, lambda_cloud

@@ -23,13 +23,14 @@ from dagster_duckdb import DuckDBResource
 from pipelines.defs.prices.fx_rates import PRICE_PARTITIONS
 from pipelines.defs.prices.market_prices import build_price_feed_asset
 from pipelines.defs.quality.freshness_checks import build_delivery_freshness_check
-from pipelines.defs.quality.load_quality_checks import QUALITY_SUBJECTS, build_load_quality_check
+from pipelines.defs.quality.load_quality_checks import build_load_quality_check
 from pipelines.defs.telemetry.assets import TELEMETRY_PARTITIONS, prometheus_gpu_samples
-from pipelines.lib.ingest.billing_sources import AWS_CUR, AZURE_ACTUAL, FOCUS, GCP_BILLING, OCI_COST
+from pipelines.lib.catalog.billing import AWS_CUR, AZURE_ACTUAL, FOCUS, GCP_BILLING, OCI_COST
+from pipelines.lib.catalog.prices import FEEDS_BY_NAME, PRICE_FEEDS
+from pipelines.lib.catalog.registry import CATALOGUE, DELIVERED_SOURCES, FEED_DELIVERIES
+from pipelines.lib.catalog.telemetry import HOST_MAP_SOURCE, NVIDIA_SMI_SOURCE
 from pipelines.lib.ingest.landing import register
 from pipelines.lib.ingest.telemetry import (
-    HOST_MAP_SOURCE,
-    NVIDIA_SMI_SOURCE,
     fetch_prometheus_days,
     ingest_host_maps,
     ingest_nvidia_smi_logs,
@@ -38,8 +39,6 @@ from pipelines.lib.ingest.telemetry import (
 )
 from pipelines.lib.prices.fx_rates import refresh_fx_rates
 from pipelines.lib.prices.market_prices import SNAPSHOTS, refresh_price_feed
-from pipelines.lib.prices.price_feeds import FEEDS_BY_NAME, PRICE_FEEDS
-from pipelines.lib.quality.feed_deliveries import DELIVERED_SOURCES, FEED_DELIVERIES
 from pipelines.lib.quality.freshness import ensure_freshness_view, source_freshness
 from pipelines.lib.quality.quality import check_pending_loads, validate_load
 from pipelines.lib.settings import FinopsHome
@@ -50,13 +49,13 @@ from sources.common.row_checks import check_rows
 from sources.focus import reader as focus_reader
 from sources.gcp import billing_export
 from sources.oci import cost_report
-from sources.synthetic.demo_telemetry import write_demo_telemetry
+from synthetic_data.demo_telemetry import write_demo_telemetry
 from sources.telemetry import prometheus, samples
 from tests.support.home_helpers import isolated_home
 from tests.support.warehouse_helpers import add_lake_rows, query, rewrite_lake_files
 
 log = logging.getLogger(__name__)
-SUBJECTS = {subject.source: subject for subject in QUALITY_SUBJECTS}
+SUBJECTS = {subject.name: subject for subject in CATALOGUE}
 LAMBDA = FEEDS_BY_NAME["lambda"]
 
 
@@ -139,7 +138,7 @@ def test_every_bundled_price_capture_and_the_ecb_rates_pass_their_suites(home: F
         for name in [f"prices/{feed.name}" for feed in PRICE_FEEDS] + ["ecb"]:
             subject = SUBJECTS[name]
             reports[name] = check_pending_loads(
-                con, subject.table, subject.facts, source=name, load_source=subject.load_source
+                con, subject.raw_table, subject.quality, source=name, load_source=subject.load_source
             )
     for name, report in reports.items():
         # each check judges its own feed's one load, though ten feeds share raw.price_observations

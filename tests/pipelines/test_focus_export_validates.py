@@ -22,7 +22,7 @@ import pytest
 
 from pipelines.cli import main
 from pipelines.lib.reporting.focus_export import export_focus
-from sources.synthetic.focus_samples import EXPECTED_TOTALS_FILE, write_focus_samples
+from synthetic_data.focus_samples import EXPECTED_TOTALS_FILE, write_focus_samples
 from tests.support import FIXTURES_ROOT
 from tests.support.focus_fixtures import focus_rows, write_csv
 from tests.support.focus_validator import SUPPORTED_CRITERIA, assert_passes, validate_focus_file

@@ -12,9 +12,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from pipelines.lib.ingest.billing_sources import FOCUS, OCI_COST
+from pipelines.lib.catalog.billing import FOCUS, OCI_COST
+from pipelines.lib.catalog.prices import FX_RATES
 from pipelines.lib.ingest.landing import register
-from pipelines.lib.prices.fx_rates import FX_RATES
 from pipelines.lib.settings import FinopsHome
 from pipelines.lib.warehouse.raw_schema import ensure_raw_tables
 from pipelines.lib.warehouse.warehouse import connect, ensure_tables, load_reference_rows

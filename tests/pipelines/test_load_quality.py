@@ -19,12 +19,9 @@ from dagster_duckdb import DuckDBResource
 
 from pipelines.defs.ingest.billing import build_ingest_asset
 from pipelines.defs.quality.freshness_checks import build_delivery_freshness_check
-from pipelines.defs.quality.load_quality_checks import (
-    QUALITY_SUBJECTS,
-    build_load_quality_check,
-    build_load_warnings_check,
-)
-from pipelines.lib.ingest.billing_sources import BILLING_SOURCES, FOCUS, SOURCES_BY_NAME
+from pipelines.defs.quality.load_quality_checks import build_load_quality_check, build_load_warnings_check
+from pipelines.lib.catalog.billing import BILLING_SOURCES, FOCUS, SOURCES_BY_NAME
+from pipelines.lib.catalog.registry import CATALOGUE
 from pipelines.lib.ingest.landing import register
 from pipelines.lib.quality.freshness import ensure_freshness_view, source_freshness
 from pipelines.lib.quality.quality import build_expectations, loads_to_check
@@ -36,7 +33,7 @@ from tests.support.focus_ingest import INGEST_FOCUS_SCRIPT, SEPTEMBER
 from tests.support.home_helpers import isolated_home
 from tests.support.warehouse_helpers import query, rewrite_lake_files, table_fingerprint
 
-FOCUS_SUBJECT = next(subject for subject in QUALITY_SUBJECTS if subject.source == "focus")
+FOCUS_SUBJECT = next(subject for subject in CATALOGUE if subject.name == "focus")
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ from pipelines.defs.automation.daily import (
     restatement_window_schedule,
 )
 from pipelines.defs.automation.sensors import LOAD_JOBS, landing_sensor, run_failure_recorder
-from pipelines.lib.ingest.billing_sources import BILLING_SOURCES, FOCUS
+from pipelines.lib.catalog.billing import BILLING_SOURCES, FOCUS
 from pipelines.lib.ingest.ingest import ingest_landing_zone
 from pipelines.lib.ingest.landing import register
 from pipelines.lib.operations.operations import restatement_window

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import great_expectations.expectations as gxe
 
-from pipelines.defs.quality.load_quality_checks import QUALITY_SUBJECTS
-from pipelines.lib.ingest.billing_sources import BILLING_SOURCES
+from pipelines.lib.catalog.billing import BILLING_SOURCES
+from pipelines.lib.catalog.registry import CATALOGUE
 from pipelines.lib.ingest.landing import register
 from pipelines.lib.quality.quality import _suite, build_expectations
 from pipelines.lib.settings import PROJECT_ROOT, FinopsHome
@@ -23,7 +23,7 @@ from tests.support.focus_ingest import INGEST_FOCUS_SCRIPT, SEPTEMBER
 from tests.support.warehouse_helpers import query
 
 SUITES = [(source.raw_table, source.quality) for source in BILLING_SOURCES] + [
-    (subject.table, subject.facts) for subject in QUALITY_SUBJECTS
+    (subject.raw_table, subject.quality) for subject in CATALOGUE
 ]
 
 

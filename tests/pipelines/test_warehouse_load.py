@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pipelines.lib.ingest.billing_sources import FOCUS
+from pipelines.lib.catalog.billing import FOCUS
 from pipelines.lib.ingest.landing import register
 from pipelines.lib.settings import FinopsHome
 from pipelines.lib.warehouse.warehouse import audit_mismatches, connect

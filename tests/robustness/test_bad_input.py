@@ -28,11 +28,11 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from pipelines.lib.ingest.billing_sources import BILLING_SOURCES, SOURCES_BY_NAME
+from pipelines.lib.catalog.billing import BILLING_SOURCES, SOURCES_BY_NAME
+from pipelines.lib.catalog.prices import PRICE_FEEDS
 from pipelines.lib.ingest.ingest import ingest_landing_zone
 from pipelines.lib.ingest.landing import register
 from pipelines.lib.prices.market_prices import bundled_snapshot
-from pipelines.lib.prices.price_feeds import PRICE_FEEDS
 from pipelines.lib.settings import FinopsHome
 from pipelines.lib.warehouse.warehouse import connect
 from sources.prices.offers import LayoutChanged, PayloadStore, PriceFeed

@@ -1,6 +1,6 @@
 """A load killed with SIGKILL mid-transaction, a second writer while the warehouse is busy, restatement audit.
 
-The load runs in a child process that the test hook (pipelines/lib/operations/test_hooks.py, phase `committing`) holds
+The load runs in a child process that the test hook (pipelines/lib/foundation/failpoints.py, phase `committing`) holds
 just before COMMIT: the old rows are deleted and the new ones inserted, inside the open transaction.
 Killing it there is the worst moment; the warehouse must come back exactly as it was.
 """
@@ -22,11 +22,12 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from pipelines.lib.ingest.billing_sources import FOCUS
+from pipelines.lib.catalog.billing import FOCUS
+from pipelines.lib.foundation.failpoints import PAUSE_AT_ENV
+from pipelines.lib.foundation.processes import process_alive
 from pipelines.lib.ingest.landing import register
 from pipelines.lib.operations import recovery
-from pipelines.lib.operations.recovery import CLI_HOST_TAG, CLI_PID_TAG, DBT_PID_TAG, process_alive
-from pipelines.lib.operations.test_hooks import PAUSE_AT_ENV
+from pipelines.lib.operations.recovery import CLI_HOST_TAG, CLI_PID_TAG, DBT_PID_TAG
 from pipelines.lib.settings import DUCKDB_WRITER_POOL, PROJECT_ROOT, FinopsHome
 from pipelines.lib.warehouse.warehouse import WarehouseBusy, connect
 from tests.support.focus_fixtures import focus_rows, write_csv

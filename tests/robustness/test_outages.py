@@ -13,7 +13,7 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
-from pipelines.lib.prices.price_feeds import PRICE_FEEDS
+from pipelines.lib.catalog.prices import PRICE_FEEDS
 from pipelines.lib.settings import PROJECT_ROOT
 from sources.prices import ecb, lambda_cloud
 from tests.support import FIXTURES_ROOT

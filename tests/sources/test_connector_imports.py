@@ -1,8 +1,7 @@
 """Connectors share code through `sources.common` only: no provider package imports another.
 
 A helper one connector borrows from another ties their formats together (a FOCUS reader change would
-silently change how CUR files are read); what they share belongs in the toolkit. `sources.synthetic`
-generates demo data in every provider's layout and may use their connectors.
+silently change how CUR files are read); what they share belongs in the toolkit.
 """
 
 from __future__ import annotations
@@ -12,14 +11,13 @@ from pathlib import Path
 
 SOURCES = Path(__file__).resolve().parents[2] / "sources"
 SHARED = {"common"}
-EXEMPT = {"synthetic"}
 
 
 def _providers() -> list[str]:
     return sorted(
         path.name
         for path in SOURCES.iterdir()
-        if path.is_dir() and (path / "__init__.py").exists() and path.name not in SHARED | EXEMPT
+        if path.is_dir() and (path / "__init__.py").exists() and path.name not in SHARED
     )
 
 

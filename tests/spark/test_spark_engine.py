@@ -21,7 +21,7 @@ from pipelines.cli._output import money
 from pipelines.lib.settings import DBT_PROJECT_DIR
 from pipelines.lib.transform.spark_tables import SparkTable, spark_tables
 from scripts.compare_warehouses import BUILD_BOOKKEEPING, LOAD_LINEAGE, compare
-from sources.synthetic.demo_organisation import demo_last_day
+from synthetic_data.demo_organisation import demo_last_day
 from tests.support.dbt_helpers import passed_unit_tests, unit_tests_in_yaml
 from tests.support.spark_cluster import standalone_cluster
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 
-from pipelines.lib.ingest.billing_sources import FOCUS
+from pipelines.lib.catalog.billing import FOCUS
 from pipelines.lib.ingest.ingest import ingest_landing_zone
 from pipelines.lib.settings import FinopsHome
 from pipelines.lib.warehouse.warehouse import connect
@@ -21,7 +21,7 @@ OCTOBER = {
 INGEST_FOCUS_SCRIPT = """
 import logging, sys
 from pathlib import Path
-from pipelines.lib.ingest.billing_sources import FOCUS
+from pipelines.lib.catalog.billing import FOCUS
 from pipelines.lib.ingest.ingest import ingest_landing_zone
 from pipelines.lib.settings import FinopsHome
 from pipelines.lib.warehouse.warehouse import connect

@@ -1,4 +1,4 @@
-"""A child process held at a named phase by the test hook (pipelines/lib/operations/test_hooks.py), for tests
+"""A child process held at a named phase by the test hook (pipelines/lib/foundation/failpoints.py), for tests
 that kill it there or run something beside it. Every child started here is killed at the end of its test
 (`kill_paused_children`, called by an autouse fixture in tests/conftest.py)."""
 
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from pipelines.lib.operations.test_hooks import pause_env
+from pipelines.lib.foundation.failpoints import pause_env
 from pipelines.lib.settings import PROJECT_ROOT, FinopsHome
 from tests.support.focus_ingest import INGEST_FOCUS_SCRIPT
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import duckdb
 
-from pipelines.lib.ingest.billing_sources import BillingSource
+from pipelines.lib.catalog.billing import BillingSource
 from pipelines.lib.settings import FinopsHome
 from pipelines.lib.warehouse.lake import Lake
 from pipelines.lib.warehouse.warehouse import connect, load_delivery

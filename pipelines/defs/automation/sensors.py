@@ -4,7 +4,7 @@ from datetime import UTC, datetime
 
 import dagster as dg
 
-from pipelines.lib.ingest.billing_sources import BILLING_SOURCES, BillingSource
+from pipelines.lib.catalog.billing import BILLING_SOURCES, BillingSource
 from pipelines.lib.operations.operations import already_loaded, changed_deliveries, landing_snapshot, record_run_failure
 from pipelines.lib.settings import finops_home
 from pipelines.lib.transform.asset_selections import load_selection, transform_selection

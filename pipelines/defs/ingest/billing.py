@@ -1,9 +1,9 @@
-"""One ingest asset per billing source in `pipelines.lib.ingest.billing_sources`."""
+"""One ingest asset per billing source in `pipelines.lib.catalog.billing`."""
 
 import dagster as dg
 from dagster_duckdb import DuckDBResource
 
-from pipelines.lib.ingest.billing_sources import BILLING_SOURCES, BillingSource
+from pipelines.lib.catalog.billing import BILLING_SOURCES, BillingSource
 from pipelines.lib.ingest.ingest import ingest_landing_zone
 from pipelines.lib.settings import DUCKDB_WRITER_POOL, finops_home
 from pipelines.lib.warehouse.warehouse import ensure_tables

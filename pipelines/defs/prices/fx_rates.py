@@ -3,7 +3,8 @@ from datetime import date
 import dagster as dg
 from dagster_duckdb import DuckDBResource
 
-from pipelines.lib.prices.fx_rates import FX_RATES, refresh_fx_rates
+from pipelines.lib.catalog.prices import FX_RATES
+from pipelines.lib.prices.fx_rates import refresh_fx_rates
 from pipelines.lib.settings import DUCKDB_WRITER_POOL, finops_home, offline
 from pipelines.lib.transform.asset_selections import group_loads
 

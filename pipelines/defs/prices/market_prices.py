@@ -4,8 +4,8 @@ import dagster as dg
 from dagster_duckdb import DuckDBResource
 
 from pipelines.defs.prices.fx_rates import PRICE_PARTITIONS, partition_days
+from pipelines.lib.catalog.prices import PRICE_FEEDS
 from pipelines.lib.prices.market_prices import refresh_price_feed
-from pipelines.lib.prices.price_feeds import PRICE_FEEDS
 from pipelines.lib.settings import DUCKDB_WRITER_POOL, finops_home, offline
 from sources.common.http import MissingCredential
 from sources.prices.offers import PriceFeed

@@ -11,13 +11,13 @@ the run: the data already loaded stays valid.
 import dagster as dg
 from dagster_duckdb import DuckDBResource
 
-from pipelines.lib.ingest.billing_sources import BillingSource
-from pipelines.lib.quality.feed_deliveries import DELIVERED_SOURCES, FeedDelivery
+from pipelines.lib.catalog.entry import CatalogEntry
+from pipelines.lib.catalog.registry import DELIVERED_SOURCES
 from pipelines.lib.quality.freshness import ensure_freshness_view, source_freshness
 from pipelines.lib.settings import DUCKDB_WRITER_POOL
 
 
-def build_delivery_freshness_check(source: BillingSource | FeedDelivery) -> dg.AssetChecksDefinition:
+def build_delivery_freshness_check(source: CatalogEntry) -> dg.AssetChecksDefinition:
     grace = f" plus {source.delivery_grace} grace" if source.delivery_grace else ""
     measured = f"its newest {source.observed.column}" if source.observed else "the last delivery"
 

@@ -1,7 +1,7 @@
 """Great Expectations checks on the rows each load wrote, one per ingest or feed asset, and warning checks.
 
-Built from `QUALITY_SUBJECTS`: the billing sources, every price feed, the exchange rates and the
-telemetry tables. A check validates the loads of its own writer (`load_source`, as several feeds
+Built from the catalogue (`pipelines.lib.catalog.registry`): the billing sources, every price feed, the
+exchange rates and the telemetry tables. A check validates the loads of its own writer (`load_source`, as several feeds
 share raw.price_observations) not yet passed; on a daily-partitioned asset, only those holding rows
 of the run's partitions, so a backfill of one day is judged on that day.
 
@@ -13,91 +13,24 @@ warnings its loads in raw carry (docs/data-quality.md), and a check, run after t
 deliveries was withheld for breaking a model rule.
 """
 
-from dataclasses import dataclass
 from datetime import date
 
 import dagster as dg
 from dagster_duckdb import DuckDBResource
 
-from pipelines.lib.ingest import telemetry
-from pipelines.lib.ingest.billing_sources import BILLING_SOURCES, BillingSource
-from pipelines.lib.prices.fx_rates import FX_RATES
-from pipelines.lib.prices.market_prices import price_table
-from pipelines.lib.prices.price_feeds import PRICE_FEEDS
-from pipelines.lib.quality import feed_quality
-from pipelines.lib.quality.feed_deliveries import DELIVERED_SOURCES
+from pipelines.lib.catalog.billing import BILLING_SOURCES, BillingSource
+from pipelines.lib.catalog.entry import CatalogEntry
+from pipelines.lib.catalog.registry import CATALOGUE, DELIVERED_SOURCES
+from pipelines.lib.catalog.tables import RawTable
 from pipelines.lib.quality.freshness import ensure_freshness_view
 from pipelines.lib.quality.quality import (
     Partition,
-    QualityFacts,
     QualityReport,
     check_pending_loads,
     ensure_quality_table,
     live_warnings,
 )
 from pipelines.lib.settings import DUCKDB_WRITER_POOL
-from pipelines.lib.warehouse.warehouse import RawTable, ReferenceTable
-from sources.prices.offers import OFFER_SCHEMA
-from sources.telemetry import samples
-
-
-@dataclass(frozen=True)
-class QualitySubject:
-    """A raw table whose loads get a GX suite, and the asset that writes it."""
-
-    source: str
-    title: str
-    asset_key: tuple[str, ...]
-    table: RawTable | ReferenceTable
-    facts: QualityFacts
-    load_source: str | None = None
-    """Only loads recorded under this `audit.loads.source` (None: every load of the table)."""
-    partition_column: str | None = None
-    """The date column a daily partition of the asset writes: the check keeps the loads of the run's days."""
-
-
-def _price_subject(feed) -> QualitySubject:
-    facts = (
-        feed_quality.offer_facts(feed) if dict(feed.columns) == OFFER_SCHEMA else feed_quality.spot_advisor_facts(feed)
-    )
-    source = f"prices/{feed.name}"
-    return QualitySubject(source, feed.title, ("prices", feed.name), price_table(feed), facts, source, "price_day")
-
-
-QUALITY_SUBJECTS: tuple[QualitySubject, ...] = (
-    *(
-        QualitySubject(source.name, source.title, source.asset_key, source.raw_table, source.quality)
-        for source in BILLING_SOURCES
-    ),
-    *(_price_subject(feed) for feed in PRICE_FEEDS),
-    # One load holds the 90 days of rates known on its day, so the check keeps every pending ECB load.
-    QualitySubject("ecb", "ECB reference rates", ("raw", "ecb_fx_rates"), FX_RATES, feed_quality.FX_FACTS, "ecb"),
-    QualitySubject(
-        samples.SOURCE_PROMETHEUS,
-        "Prometheus DCGM samples",
-        ("raw", "prometheus_gpu_samples"),
-        telemetry.PROMETHEUS_SAMPLES,
-        feed_quality.sample_facts(samples.SOURCE_PROMETHEUS),
-        samples.SOURCE_PROMETHEUS,
-        "sample_date",
-    ),
-    QualitySubject(
-        telemetry.NVIDIA_SMI_SOURCE,
-        "nvidia-smi logs",
-        ("raw", "nvidia_smi_gpu_samples"),
-        telemetry.NVIDIA_SMI_SAMPLES,
-        feed_quality.sample_facts(samples.SOURCE_NVIDIA_SMI),
-        telemetry.NVIDIA_SMI_SOURCE,
-    ),
-    QualitySubject(
-        telemetry.HOST_MAP_SOURCE,
-        "telemetry host map",
-        ("raw", "telemetry_host_map"),
-        telemetry.HOST_MAP,
-        feed_quality.HOST_MAP_FACTS,
-        telemetry.HOST_MAP_SOURCE,
-    ),
-)
 
 
 def run_partition(context: dg.AssetCheckExecutionContext, column: str | None) -> Partition | None:
@@ -122,8 +55,8 @@ def report_metadata(report: QualityReport) -> dict[str, dg.MetadataValue | int]:
     }
 
 
-def build_load_quality_check(subject: QualitySubject) -> dg.AssetChecksDefinition:
-    gated = isinstance(subject.table, RawTable)
+def build_load_quality_check(subject: CatalogEntry) -> dg.AssetChecksDefinition:
+    gated = isinstance(subject.raw_table, RawTable)
 
     @dg.asset_check(
         asset=dg.AssetKey(list(subject.asset_key)),
@@ -146,9 +79,9 @@ def build_load_quality_check(subject: QualitySubject) -> dg.AssetChecksDefinitio
         with duckdb.get_connection() as con:
             report = check_pending_loads(
                 con,
-                subject.table,
-                subject.facts,
-                source=subject.source,
+                subject.raw_table,
+                subject.quality,
+                source=subject.name,
                 run_id=context.run.run_id,
                 load_source=subject.load_source,
                 partition=run_partition(context, subject.partition_column),
@@ -156,7 +89,7 @@ def build_load_quality_check(subject: QualitySubject) -> dg.AssetChecksDefinitio
         for failure in report.failures:
             context.log.warning(
                 "%s load %s: %s failed (%s)",
-                subject.source,
+                subject.name,
                 failure.load_id,
                 failure.description,
                 failure.observed_value,
@@ -166,7 +99,7 @@ def build_load_quality_check(subject: QualitySubject) -> dg.AssetChecksDefinitio
     return check
 
 
-def build_load_warnings_check(subject: QualitySubject) -> dg.AssetChecksDefinition:
+def build_load_warnings_check(subject: CatalogEntry) -> dg.AssetChecksDefinition:
     @dg.asset_check(
         asset=dg.AssetKey(list(subject.asset_key)),
         name="loads_carry_no_warnings",
@@ -180,7 +113,7 @@ def build_load_warnings_check(subject: QualitySubject) -> dg.AssetChecksDefiniti
     def check(duckdb: DuckDBResource) -> dg.AssetCheckResult:
         with duckdb.get_connection() as con:
             ensure_quality_table(con)
-            warnings = live_warnings(con, subject.table.name, load_source=subject.load_source)
+            warnings = live_warnings(con, subject.raw_table.name, load_source=subject.load_source)
         rows = ["| delivery | warning | rows | first at |", "|---|---|---|---|"] + [
             f"| {w.delivery} | {w.rule.replace('|', '/')} | {'-' if w.rows is None else w.rows} | {w.example or '-'} |"
             for w in warnings[:20]
@@ -231,8 +164,8 @@ def build_deliveries_published_check(source: BillingSource) -> dg.AssetChecksDef
 
 defs = dg.Definitions(
     asset_checks=[
-        *(build_load_quality_check(subject) for subject in QUALITY_SUBJECTS),
-        *(build_load_warnings_check(subject) for subject in QUALITY_SUBJECTS if isinstance(subject.table, RawTable)),
+        *(build_load_quality_check(subject) for subject in CATALOGUE),
+        *(build_load_warnings_check(subject) for subject in CATALOGUE if isinstance(subject.raw_table, RawTable)),
         *(build_deliveries_published_check(source) for source in BILLING_SOURCES),
     ]
 )

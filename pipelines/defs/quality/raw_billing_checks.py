@@ -3,7 +3,7 @@
 import dagster as dg
 from dagster_duckdb import DuckDBResource
 
-from pipelines.lib.ingest.billing_sources import BILLING_SOURCES, BillingSource
+from pipelines.lib.catalog.billing import BILLING_SOURCES, BillingSource
 from pipelines.lib.settings import DUCKDB_WRITER_POOL
 from pipelines.lib.warehouse.warehouse import audit_mismatches
 

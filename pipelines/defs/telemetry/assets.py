@@ -6,12 +6,10 @@ from datetime import date
 import dagster as dg
 from dagster_duckdb import DuckDBResource
 
+from pipelines.lib.catalog.telemetry import HOST_MAP, NVIDIA_SMI_SAMPLES, PROMETHEUS_SAMPLES
 from pipelines.lib.ingest.telemetry import (
     DEFAULT_STEP_SECONDS,
-    HOST_MAP,
-    NVIDIA_SMI_SAMPLES,
     NVIDIA_SMI_TIMEZONE_ENV,
-    PROMETHEUS_SAMPLES,
     STEP_ENV,
     TelemetryDelivery,
     fetch_prometheus_days,

@@ -10,9 +10,9 @@ from dagster_dbt import DbtCliInvocation, DbtCliResource, dbt_assets
 from dagster_duckdb import DuckDBResource
 from pydantic import Field
 
-from pipelines.lib.ingest.billing_sources import SOURCES_BY_NAME
+from pipelines.lib.catalog.billing import SOURCES_BY_NAME
+from pipelines.lib.foundation.failpoints import pause_if_requested
 from pipelines.lib.operations.recovery import DBT_PID_TAG, DBT_STOP_SECONDS
-from pipelines.lib.operations.test_hooks import pause_if_requested
 from pipelines.lib.settings import DUCKDB_WRITER_POOL, engine, finops_home
 from pipelines.lib.transform.builds import finish_build, start_build
 from pipelines.lib.transform.dbt import FinopsDbtTranslator, dbt_project, ensure_manifest, prune_run_targets

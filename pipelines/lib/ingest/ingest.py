@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
+from pipelines.lib.foundation.failpoints import pause_if_requested
 from pipelines.lib.ingest.landing import pending_deliveries, quarantine
-from pipelines.lib.operations.test_hooks import pause_if_requested
 from pipelines.lib.quality.quality import QualityGate, QualityReport
 from pipelines.lib.settings import FinopsHome
 from pipelines.lib.warehouse.warehouse import ensure_tables, find_load, load_delivery
@@ -23,7 +23,7 @@ from sources.common.delivery import Delivery
 from sources.common.errors import RejectedInput
 
 if TYPE_CHECKING:
-    from pipelines.lib.ingest.billing_sources import BillingSource
+    from pipelines.lib.catalog.billing import BillingSource
 
 
 @dataclass(frozen=True)

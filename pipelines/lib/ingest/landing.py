@@ -12,7 +12,7 @@ import shutil
 from datetime import UTC, datetime
 from pathlib import Path
 
-from pipelines.lib.reporting.atomic_files import discard, remove_leftovers, temporary_name
+from pipelines.lib.foundation.atomic_files import discard, remove_leftovers, temporary_name
 from pipelines.lib.settings import FinopsHome
 from sources.common.delivery import Delivery, is_hidden
 from sources.common.errors import RejectedInput

@@ -29,29 +29,23 @@ from typing import Any
 import duckdb
 import polars as pl
 
+from pipelines.lib.catalog.tables import ReferenceTable
+from pipelines.lib.catalog.telemetry import (
+    HOST_MAP,
+    HOST_MAP_SOURCE,
+    NVIDIA_SMI_SAMPLES,
+    NVIDIA_SMI_SOURCE,
+    PROMETHEUS_SAMPLES,
+)
 from pipelines.lib.ingest.landing import pending_deliveries, quarantine
 from pipelines.lib.settings import FinopsHome
-from pipelines.lib.warehouse.warehouse import LoadOutcome, ReferenceTable, find_load, load_reference_rows
+from pipelines.lib.warehouse.warehouse import LoadOutcome, find_load, load_reference_rows
 from sources.common.delivery import Delivery
 from sources.common.errors import RejectedInput
 from sources.telemetry import prometheus, samples
-from sources.telemetry.host_map import HOST_MAP_SCHEMA, read_host_map
+from sources.telemetry.host_map import read_host_map
 from sources.telemetry.nvidia_smi import read_nvidia_smi_log
 
-PROMETHEUS_SAMPLES = ReferenceTable(
-    name="raw.prometheus_gpu_samples", columns=samples.SAMPLE_SCHEMA, replace_key=("sample_date",)
-)
-NVIDIA_SMI_SAMPLES = ReferenceTable(
-    name="raw.nvidia_smi_gpu_samples",
-    columns=samples.SAMPLE_SCHEMA,
-    replace_key=("source_ref", "sample_date", "host"),
-    partition_by=("source_ref",),
-)
-HOST_MAP = ReferenceTable(name="raw.telemetry_host_map", columns=HOST_MAP_SCHEMA, replace_key=("mapping",))
-TELEMETRY_TABLES = (PROMETHEUS_SAMPLES, NVIDIA_SMI_SAMPLES, HOST_MAP)
-
-NVIDIA_SMI_SOURCE = "nvidia_smi"
-HOST_MAP_SOURCE = "telemetry_host_map"
 STEP_ENV = "FINOPS_PROMETHEUS_STEP_SECONDS"
 NVIDIA_SMI_TIMEZONE_ENV = "FINOPS_NVIDIA_SMI_TIMEZONE"
 DEFAULT_STEP_SECONDS = 60

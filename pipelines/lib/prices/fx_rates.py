@@ -13,17 +13,12 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
+from pipelines.lib.catalog.prices import FX_RATES
 from pipelines.lib.settings import FinopsHome
-from pipelines.lib.warehouse.warehouse import LoadOutcome, ReferenceTable, load_reference_rows
+from pipelines.lib.warehouse.warehouse import LoadOutcome, load_reference_rows
 from sources.common.http import HttpClient
 from sources.prices import ecb
 
-FX_RATES = ReferenceTable(
-    name="raw.ecb_fx_rates",
-    columns=ecb.RATE_SCHEMA,
-    replace_key=("rate_date", "quote_currency"),
-    partition_by=("base_currency",),
-)
 SNAPSHOT = "snapshots/ecb/eurofxref-hist-90d.xml"
 
 

@@ -19,8 +19,9 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
+from pipelines.lib.catalog.prices import price_table
 from pipelines.lib.settings import FinopsHome
-from pipelines.lib.warehouse.warehouse import LoadOutcome, ReferenceTable, load_reference_rows
+from pipelines.lib.warehouse.warehouse import LoadOutcome, load_reference_rows
 from sources.common.http import HttpClient, credential
 from sources.prices.offers import INDEX_FILE, PayloadStore, PriceFeed
 
@@ -29,16 +30,6 @@ SNAPSHOTS = Path(str(resources.files("sources.prices").joinpath("snapshots")))
 
 class NoSnapshot(FileNotFoundError):
     """Offline mode asked for a day before the earliest bundled capture of a feed."""
-
-
-def price_table(feed: PriceFeed) -> ReferenceTable:
-    """The raw table a feed loads into; every row carries its feed and the day it was captured for."""
-    return ReferenceTable(
-        name=feed.table,
-        columns={**feed.columns, "feed": pl.String, "price_day": pl.Date},
-        replace_key=("feed", "price_day"),
-        partition_by=("feed",),
-    )
 
 
 @dataclass(frozen=True)

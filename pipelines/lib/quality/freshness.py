@@ -22,20 +22,10 @@ from typing import Protocol
 
 import duckdb
 
+from pipelines.lib.catalog.facts import LastObserved
+from pipelines.lib.catalog.tables import RawTable, ReferenceTable
 from pipelines.lib.quality.quality import ensure_quality_table
-from pipelines.lib.warehouse.warehouse import RawTable, ReferenceTable, ensure_tables, quote_identifier
-
-
-@dataclass(frozen=True)
-class LastObserved:
-    """A source's last delivery read from its rows: the newest `column`, per source named by `source_sql`.
-
-    `source_sql` is a SQL expression over the raw table giving each row's `audit.loads` source name
-    (e.g. `'prices/' || feed`); it is code from the registry, never data.
-    """
-
-    column: str
-    source_sql: str
+from pipelines.lib.warehouse.warehouse import ensure_tables, quote_identifier
 
 
 class DeliveredSource(Protocol):

@@ -20,7 +20,7 @@ from pathlib import Path
 import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 
-from pipelines.lib.reporting.atomic_files import replaced_atomically
+from pipelines.lib.foundation.atomic_files import replaced_atomically
 from pipelines.lib.reporting.csv_safety import neutralise_sql
 from pipelines.lib.warehouse.warehouse import connect, quote_identifier
 

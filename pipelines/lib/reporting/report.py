@@ -23,8 +23,8 @@ from typing import Any
 import altair as alt
 import duckdb
 
+from pipelines.lib.foundation.atomic_files import replaced_atomically
 from pipelines.lib.quality.quality import live_warnings
-from pipelines.lib.reporting.atomic_files import replaced_atomically
 from pipelines.lib.warehouse.warehouse import connect
 
 REPORT_FILE = "gpu-finops-report.html"

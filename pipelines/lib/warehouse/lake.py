@@ -43,7 +43,7 @@ from typing import Any
 
 import duckdb
 
-from pipelines.lib.operations.test_hooks import pause_if_requested
+from pipelines.lib.foundation.failpoints import pause_if_requested
 from pipelines.lib.settings import lake_root
 from sources.common.sql import sql_text, sql_text_list
 

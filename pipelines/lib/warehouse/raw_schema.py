@@ -8,19 +8,8 @@ from __future__ import annotations
 
 import duckdb
 
-from pipelines.lib.ingest.billing_sources import BILLING_SOURCES
-from pipelines.lib.ingest.telemetry import TELEMETRY_TABLES
-from pipelines.lib.prices.fx_rates import FX_RATES
-from pipelines.lib.prices.market_prices import price_table
-from pipelines.lib.prices.price_feeds import PRICE_FEEDS
-from pipelines.lib.warehouse.warehouse import RawTable, ReferenceTable, ensure_tables
-
-RAW_TABLES: tuple[RawTable | ReferenceTable, ...] = (
-    *(source.raw_table for source in BILLING_SOURCES),
-    FX_RATES,
-    *{price_table(feed).name: price_table(feed) for feed in PRICE_FEEDS}.values(),
-    *TELEMETRY_TABLES,
-)
+from pipelines.lib.catalog.registry import RAW_TABLES
+from pipelines.lib.warehouse.warehouse import ensure_tables
 
 
 def ensure_raw_tables(con: duckdb.DuckDBPyConnection) -> None:

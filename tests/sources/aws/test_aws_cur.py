@@ -15,7 +15,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from pipelines.cli import main
-from pipelines.lib.ingest.billing_sources import AWS_CUR
+from pipelines.lib.catalog.billing import AWS_CUR
 from pipelines.lib.ingest.ingest import ingest_landing_zone
 from pipelines.lib.ingest.landing import register
 from pipelines.lib.settings import FinopsHome

@@ -19,13 +19,13 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from pipelines.lib.ingest.billing_sources import AWS_CUR
+from pipelines.lib.catalog.billing import AWS_CUR
 from sources.aws import cur_parquet
 from sources.aws.deliveries import delivered_files, parse_cur_delivery, parse_with_polars
 from sources.common.delivery import TypedQuery
 from sources.common.typed_sql import typed_sql
 from sources.common.types import Kind
-from sources.synthetic import scale
+from synthetic_data import scale
 from tests.support import aws_fixtures
 from tests.support.typed_parts_helpers import BothReaders, set_value
 

@@ -21,7 +21,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from pipelines.lib.ingest.billing_sources import AZURE_ACTUAL, AZURE_AMORTIZED, BILLING_SOURCES
+from pipelines.lib.catalog.billing import AZURE_ACTUAL, AZURE_AMORTIZED, BILLING_SOURCES
 from pipelines.lib.ingest.ingest import ingest_landing_zone
 from pipelines.lib.ingest.landing import register
 from pipelines.lib.settings import FinopsHome

@@ -16,10 +16,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from pipelines.lib.ingest.billing_sources import FOCUS
+from pipelines.lib.catalog.billing import FOCUS
 from sources.focus import parquet
 from sources.focus.deliveries import delivered_files, derived_value_warnings, parse_focus_delivery, parse_with_polars
-from sources.synthetic import scale
+from synthetic_data import scale
 from tests.sources.aws.test_focus_aws_export import CURRENT_ROWS, SCHEMA, p5_spot, write_export
 from tests.support.typed_parts_helpers import BothReaders, set_value
 

@@ -31,7 +31,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from pipelines.lib.ingest.billing_sources import GCP_BILLING
+from pipelines.lib.catalog.billing import GCP_BILLING
 from pipelines.lib.ingest.ingest import ingest_landing_zone
 from pipelines.lib.ingest.landing import register
 from pipelines.lib.settings import FinopsHome

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from pipelines.cli import main
-from pipelines.lib.ingest.billing_sources import GPU_CLOUD_USAGE, ONPREM_GPU_ASSETS, BillingSource
+from pipelines.lib.catalog.billing import GPU_CLOUD_USAGE, ONPREM_GPU_ASSETS, BillingSource
 from pipelines.lib.ingest.ingest import ingest_landing_zone
 from pipelines.lib.ingest.landing import register
 from pipelines.lib.settings import FinopsHome

@@ -10,7 +10,7 @@ from pathlib import Path
 import polars as pl
 
 from pipelines.lib.ingest.telemetry import stored_responses
-from sources.synthetic.demo_telemetry import write_demo_telemetry
+from synthetic_data.demo_telemetry import write_demo_telemetry
 from sources.telemetry import prometheus
 from sources.telemetry.host_map import read_host_map
 from sources.telemetry.nvidia_smi import read_nvidia_smi_log

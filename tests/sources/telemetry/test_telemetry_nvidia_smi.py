@@ -10,14 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from pipelines.lib.catalog.telemetry import HOST_MAP_SOURCE, NVIDIA_SMI_SAMPLES, NVIDIA_SMI_SOURCE
 from pipelines.lib.ingest.landing import register
-from pipelines.lib.ingest.telemetry import (
-    HOST_MAP_SOURCE,
-    NVIDIA_SMI_SAMPLES,
-    NVIDIA_SMI_SOURCE,
-    ingest_host_maps,
-    ingest_nvidia_smi_logs,
-)
+from pipelines.lib.ingest.telemetry import ingest_host_maps, ingest_nvidia_smi_logs
 from pipelines.lib.settings import FinopsHome
 from pipelines.lib.warehouse.warehouse import connect
 from sources.common.errors import RejectedInput

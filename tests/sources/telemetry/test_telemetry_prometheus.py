@@ -14,12 +14,8 @@ import pytest
 from dagster_duckdb import DuckDBResource
 
 from pipelines.defs.telemetry.assets import prometheus_gpu_samples
-from pipelines.lib.ingest.telemetry import (
-    PROMETHEUS_SAMPLES,
-    fetch_prometheus_days,
-    payload_file_name,
-    prometheus_payloads,
-)
+from pipelines.lib.catalog.telemetry import PROMETHEUS_SAMPLES
+from pipelines.lib.ingest.telemetry import fetch_prometheus_days, payload_file_name, prometheus_payloads
 from pipelines.lib.settings import FinopsHome
 from pipelines.lib.warehouse.warehouse import connect
 from sources.common.http import HttpClient

@@ -1,4 +1,4 @@
-"""Every billing source the warehouse ingests: its landing folder, raw table and connector.
+"""Every billing source the warehouse ingests: its landing folder, raw table, connector and quality facts.
 
 One entry per source. The ingest assets, their raw-table checks, the CLI's `ingest --source`
 choices and format auto-detection are all built from this list, so adding a source is adding
@@ -11,9 +11,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 
-from pipelines.lib.quality.freshness import LastObserved
-from pipelines.lib.quality.quality import AllowedValues, NotBefore, QualityFacts
-from pipelines.lib.warehouse.warehouse import RawTable
+from pipelines.lib.catalog.entry import CatalogEntry
+from pipelines.lib.catalog.facts import AllowedValues, NotBefore, QualityFacts
+from pipelines.lib.catalog.tables import RawTable
 from sources.aws import cur as cur_reader
 from sources.aws import output_schema as cur_output_schema
 from sources.aws import parse_cur_delivery
@@ -37,27 +37,25 @@ from sources.onprem import output_schema as onprem_gpu_assets_schema
 from sources.onprem import parse_onprem_gpu_assets
 
 
-@dataclass(frozen=True)
-class BillingSource:
-    name: str
-    """Landing folder (FINOPS_HOME/landing/<name>) and `source` in audit.loads."""
-    title: str
+@dataclass(frozen=True, kw_only=True)
+class BillingSource(CatalogEntry):
+    """A provider's billing export: its deliveries land in FINOPS_HOME/landing/<name> and restate `raw_table`."""
+
     raw_table: RawTable
     parse: Callable[[Delivery], ParsedDelivery]
     description: str
     delivery_cadence: timedelta
-    """Longest expected gap between two deliveries; a source silent for longer is late (audit.freshness)."""
-    quality: QualityFacts
-    """What the source's rows must satisfy beyond the raw table's columns and types (a GX suite per load)."""
-    delivery_grace: timedelta = timedelta(0)
-    """Slack after `delivery_cadence` before the source counts as late (the cadence already includes it here)."""
-    observed: LastObserved | None = None
-    """None: a billing source is as fresh as its last load (a feed is as fresh as its newest capture)."""
+    asset_key: tuple[str, ...] = ()
+    """The ingest asset: the raw table's schema and name."""
+
+    def __post_init__(self) -> None:
+        if not self.asset_key:
+            object.__setattr__(self, "asset_key", tuple(self.raw_table.name.split(".")))
 
     @property
-    def asset_key(self) -> tuple[str, str]:
-        schema, table = self.raw_table.name.split(".")
-        return (schema, table)
+    def load_source(self) -> None:
+        """A billing table is written by its own source only: its checks judge every load of it."""
+        return None
 
 
 _FOCUS_SPELLED_ENUMS = (

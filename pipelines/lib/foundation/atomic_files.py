@@ -14,8 +14,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from pipelines.lib.operations.recovery import process_alive
-from pipelines.lib.operations.test_hooks import pause_if_requested
+from pipelines.lib.foundation.failpoints import pause_if_requested
+from pipelines.lib.foundation.processes import process_alive
 
 
 @contextmanager

@@ -39,8 +39,8 @@ import psutil
 from bench.curve import DEFAULT_PNG, write_curve
 from pipelines.lib.ingest.landing import register
 from pipelines.lib.settings import DBT_PROJECT_DIR, ENGINES, PROJECT_ROOT, FinopsHome
-from sources.synthetic import scale
-from sources.synthetic.scale import Written
+from synthetic_data import scale
+from synthetic_data.scale import Written
 
 DEFAULT_START = date(2025, 1, 1)
 DEFAULT_DAYS = 349

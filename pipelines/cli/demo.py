@@ -21,7 +21,7 @@ def demo(home: FinopsHome, args: argparse.Namespace) -> int:
 
     from pipelines.lib.ingest.landing import register
     from pipelines.lib.transform.asset_selections import transform_selection
-    from sources.synthetic.demo_organisation import demo_first_day, demo_last_day, write_demo_organisation
+    from synthetic_data.demo_organisation import demo_first_day, demo_last_day, write_demo_organisation
 
     with tempfile.TemporaryDirectory() as scratch:
         deliveries = write_demo_organisation(Path(scratch), seed=args.seed)
@@ -53,8 +53,8 @@ def _demo_telemetry(home: FinopsHome, seed: int) -> bool:
     from pipelines.lib.ingest.landing import register
     from pipelines.lib.ingest.telemetry import HOST_MAP_SOURCE, NVIDIA_SMI_SOURCE, prometheus_payloads
     from pipelines.lib.transform.asset_selections import group_loads
-    from sources.synthetic.demo_organisation import DEFAULT_START_MONTH, demo_first_day, demo_last_day
-    from sources.synthetic.demo_telemetry import write_demo_telemetry
+    from synthetic_data.demo_organisation import DEFAULT_START_MONTH, demo_first_day, demo_last_day
+    from synthetic_data.demo_telemetry import write_demo_telemetry
 
     first_day = demo_first_day()
     with tempfile.TemporaryDirectory() as scratch:

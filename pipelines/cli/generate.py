@@ -8,7 +8,7 @@ from pipelines.lib.settings import FinopsHome
 
 
 def generate(home: FinopsHome, args: argparse.Namespace) -> int:
-    from sources.synthetic.scale import generate as write_files
+    from synthetic_data.cli.scale import generate as write_files
 
     for written in write_files(args):
         print(f"{written.source}\t{written.billing_period}\t{written.rows}\t{written.path}")

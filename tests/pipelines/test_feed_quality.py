@@ -49,8 +49,8 @@ from sources.common.row_checks import check_rows
 from sources.focus import reader as focus_reader
 from sources.gcp import billing_export
 from sources.oci import cost_report
-from synthetic_data.demo_telemetry import write_demo_telemetry
 from sources.telemetry import prometheus, samples
+from synthetic_data.demo_telemetry import write_demo_telemetry
 from tests.support.home_helpers import isolated_home
 from tests.support.warehouse_helpers import add_lake_rows, query, rewrite_lake_files
 

@@ -10,10 +10,10 @@ from pathlib import Path
 import polars as pl
 
 from pipelines.lib.ingest.telemetry import stored_responses
-from synthetic_data.demo_telemetry import write_demo_telemetry
 from sources.telemetry import prometheus
 from sources.telemetry.host_map import read_host_map
 from sources.telemetry.nvidia_smi import read_nvidia_smi_log
+from synthetic_data.demo_telemetry import write_demo_telemetry
 
 
 def test_demo_telemetry_parses_and_matches_its_ledger(tmp_path: Path):

@@ -25,7 +25,7 @@ from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
 
-from sources.synthetic.demo_common import (
+from synthetic_data.demo_common import (
     Charge,
     Delivered,
     Ledger,
@@ -41,7 +41,7 @@ from sources.synthetic.demo_common import (
     rng_for,
     text,
 )
-from sources.synthetic.focus_samples import BillingMonth
+from synthetic_data.focus_samples import BillingMonth
 
 USAGE_SOURCE = "gpu_cloud_usage"
 ASSETS_SOURCE = "onprem_gpu_assets"

@@ -23,8 +23,8 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
 
-from sources.synthetic import focus_samples
-from sources.synthetic.demo_common import (
+from synthetic_data import focus_samples
+from synthetic_data.demo_common import (
     GPU_MODELS,
     ZERO,
     Charge,
@@ -39,7 +39,7 @@ from sources.synthetic.demo_common import (
     quantize,
     split,
 )
-from sources.synthetic.focus_samples import BillingMonth, stable_uuid
+from synthetic_data.focus_samples import BillingMonth, stable_uuid
 
 PROVIDER = "Microsoft"
 DAY = timedelta(days=1)

@@ -20,7 +20,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from sources.synthetic.focus_samples import main, write_focus_samples
+from synthetic_data.cli.focus_samples import main
+from synthetic_data.focus_samples import write_focus_samples
 
 MONTHS = ("2026-09", "2026-10")
 FILES = tuple(

@@ -22,16 +22,14 @@ runs, and the same seed writes identical rows for the days both deliveries share
 
 from __future__ import annotations
 
-import argparse
 import json
-import sys
 from dataclasses import dataclass
 from datetime import date, timedelta
 from pathlib import Path
 
 import duckdb
 
-from sources.synthetic.demo_aws import CUR2_BUCKET, CUR2_COLUMNS, CUR2_PREFIX
+from synthetic_data.demo_aws import CUR2_BUCKET, CUR2_COLUMNS, CUR2_PREFIX
 
 ROWS_PER_PART = 500_000
 """Rows per CUR part file (AWS splits large exports into parts too); also the generation chunk."""
@@ -551,56 +549,3 @@ def _azure_month(
     sql = _azure_select(_base_sql(seed, start, per_day, first, last))
     con.execute(f"COPY ({sql}) TO {_quote(str(target))} (FORMAT csv, HEADER)")
     return Written("azure_actual", target, last - first, label)
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m sources.synthetic.scale",
-        description="Write N billing line items per format (CUR 2.0 Parquet, FOCUS Parquet, Azure CSV) for benchmarks.",
-    )
-    add_arguments(parser)
-    args = parser.parse_args(argv)
-    for written in generate(args):
-        print(f"{written.source}\t{written.billing_period}\t{written.rows}\t{written.path}")
-    return 0
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--rows", type=int, required=True, help="line items per format")
-    parser.add_argument("--out", type=Path, required=True, help="folder to write the deliveries into")
-    parser.add_argument("--seed", type=int, default=42, help="the same seed writes the same rows (default 42)")
-    parser.add_argument("--start", type=date.fromisoformat, default=DEFAULT_START, help="first usage day")
-    parser.add_argument("--days", type=int, default=DEFAULT_DAYS, help="usage days the rows are spread over")
-    parser.add_argument(
-        "--last-month-only",
-        action="store_true",
-        help="write only the last billing month (the month-to-date re-delivery of a daily refresh)",
-    )
-    parser.add_argument(
-        "--formats",
-        default="cur2,focus,azure",
-        help="comma-separated: cur2, focus, azure (default all three)",
-    )
-
-
-def generate(args: argparse.Namespace) -> list[Written]:
-    writers = {"cur2": write_cur2, "focus": write_focus, "azure": write_azure}
-    written: list[Written] = []
-    for name in args.formats.split(","):
-        if name not in writers:
-            raise ValueError(f"unknown format {name!r}; choose from {', '.join(writers)}")
-        written.extend(
-            writers[name](
-                args.out,
-                rows=args.rows,
-                seed=args.seed,
-                start=args.start,
-                days=args.days,
-                last_month_only=args.last_month_only,
-            )
-        )
-    return written
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -22,19 +22,17 @@ month through `onprem_costs_through`. The same seed gives byte-identical files.
 
 from __future__ import annotations
 
-import argparse
 import json
-import sys
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
-from sources.synthetic.demo_aws import write_cur2, write_focus_aws, write_legacy_cur
-from sources.synthetic.demo_azure import write_ea_exports, write_focus_cost
-from sources.synthetic.demo_common import ORGANISATION, TEAM_PROJECTS, Ledger, last_day
-from sources.synthetic.demo_gcp import write_gcp_billing
-from sources.synthetic.demo_gpu_clouds import onprem_costs, record_onprem, write_gpu_cloud_usage, write_onprem_assets
-from sources.synthetic.focus_samples import billing_months
+from synthetic_data.demo_aws import write_cur2, write_focus_aws, write_legacy_cur
+from synthetic_data.demo_azure import write_ea_exports, write_focus_cost
+from synthetic_data.demo_common import ORGANISATION, TEAM_PROJECTS, Ledger, last_day
+from synthetic_data.demo_gcp import write_gcp_billing
+from synthetic_data.demo_gpu_clouds import onprem_costs, record_onprem, write_gpu_cloud_usage, write_onprem_assets
+from synthetic_data.focus_samples import billing_months
 
 EXPECTED_TOTALS_FILE = "expected_totals.json"
 DEFAULT_START_MONTH = "2026-09"
@@ -123,29 +121,3 @@ def write_demo_organisation(
     }
     (out_dir / EXPECTED_TOTALS_FILE).write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
     return deliveries
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m sources.synthetic.demo_organisation",
-        description="Write the demo organisation's billing exports (every source) and expected_totals.json.",
-    )
-    parser.add_argument("out_dir", type=Path)
-    parser.add_argument("--seed", type=int, default=42)
-    parser.add_argument("--months", type=int, default=DEFAULT_MONTHS)
-    parser.add_argument("--start-month", default=DEFAULT_START_MONTH, help="first billing month, YYYY-MM")
-    args = parser.parse_args(argv)
-    try:
-        deliveries = write_demo_organisation(
-            args.out_dir, seed=args.seed, start_month=args.start_month, months=args.months
-        )
-    except ValueError as exc:
-        parser.error(str(exc))
-    for delivery in deliveries:
-        print(f"{delivery.source}\t{delivery.path}")
-    print(f"expected\t{args.out_dir / EXPECTED_TOTALS_FILE}")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -48,11 +48,11 @@ from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
 
-from sources.synthetic import demo_aws
-from sources.synthetic.demo_common import GPU_MODELS, instance_schedules, rng_for, text
-from sources.synthetic.focus_samples import BillingMonth, billing_months
 from sources.telemetry import samples
 from sources.telemetry.prometheus import matrix_payload
+from synthetic_data import demo_aws
+from synthetic_data.demo_common import GPU_MODELS, instance_schedules, rng_for, text
+from synthetic_data.focus_samples import BillingMonth, billing_months
 
 PROMETHEUS_STEP_SECONDS = 900
 NVIDIA_SMI_INTERVAL_SECONDS = 300

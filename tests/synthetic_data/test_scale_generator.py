@@ -14,8 +14,9 @@ from sources.aws import parse_cur_delivery
 from sources.azure import parse_actual_cost_delivery
 from sources.common.delivery import Delivery
 from sources.focus import parse_focus_delivery
-from sources.synthetic import scale
-from sources.synthetic.scale import main, write_azure, write_cur2, write_focus
+from synthetic_data import scale
+from synthetic_data.cli.scale import main
+from synthetic_data.scale import write_azure, write_cur2, write_focus
 
 
 def _parquet_rows(path: Path) -> list[dict]:

@@ -33,8 +33,8 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from sources.synthetic import focus_samples
-from sources.synthetic.demo_common import (
+from synthetic_data import focus_samples
+from synthetic_data.demo_common import (
     CENT,
     GPU_MODELS,
     ZERO,
@@ -56,7 +56,7 @@ from sources.synthetic.demo_common import (
     text,
     write_parquet,
 )
-from sources.synthetic.focus_samples import BillingMonth, stable_uuid
+from synthetic_data.focus_samples import BillingMonth, stable_uuid
 
 SOURCE = "aws_cur"
 PROVIDER = "AWS"

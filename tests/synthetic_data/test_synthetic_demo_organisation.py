@@ -24,7 +24,8 @@ import pytest
 
 from sources.common.delivery import Delivery
 from sources.common.detect import detect_source
-from sources.synthetic.demo_organisation import main, write_demo_organisation
+from synthetic_data.cli.demo_organisation import main
+from synthetic_data.demo_organisation import write_demo_organisation
 
 SOURCES = {
     "aws_cur",

@@ -24,7 +24,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from sources.synthetic.focus_samples import BillingMonth, stable_code
+from synthetic_data.focus_samples import BillingMonth, stable_code
 
 ORGANISATION = "Acme AI"
 

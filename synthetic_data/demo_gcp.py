@@ -26,7 +26,7 @@ from zoneinfo import ZoneInfo
 
 import pyarrow as pa
 
-from sources.synthetic.demo_common import (
+from synthetic_data.demo_common import (
     MICRO,
     ZERO,
     Charge,
@@ -43,7 +43,7 @@ from sources.synthetic.demo_common import (
     usage_intervals,
     write_parquet,
 )
-from sources.synthetic.focus_samples import BillingMonth
+from synthetic_data.focus_samples import BillingMonth
 
 SOURCE = "gcp_billing"
 PROVIDER = "Google Cloud"

@@ -21,7 +21,6 @@ same seed gives byte-identical files; nothing reads the clock. Money is `Decimal
 
 from __future__ import annotations
 
-import argparse
 import csv
 import gzip
 import hashlib
@@ -29,7 +28,6 @@ import io
 import json
 import random
 import re
-import sys
 import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -1382,27 +1380,3 @@ def write_focus_samples(out_dir: Path, *, seed: int = 42, start_month: str = "20
     document = {"seed": seed, "start_month": start_month, "months": months, "files": totals}
     (out_dir / EXPECTED_TOTALS_FILE).write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
     return written
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m sources.synthetic.focus_samples",
-        description="Write deterministic synthetic FOCUS billing files with GPU rows.",
-    )
-    parser.add_argument("out_dir", type=Path, help="folder to write <provider>/<provider>-focus-YYYY-MM.* into")
-    parser.add_argument("--seed", type=int, default=42)
-    parser.add_argument("--months", type=int, default=2)
-    parser.add_argument("--start-month", default="2026-09", help="first billing month, YYYY-MM")
-    args = parser.parse_args(argv)
-    try:
-        paths = write_focus_samples(args.out_dir, seed=args.seed, start_month=args.start_month, months=args.months)
-    except ValueError as exc:
-        parser.error(str(exc))
-    for path in paths:
-        print(path)
-    print(args.out_dir / EXPECTED_TOTALS_FILE)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

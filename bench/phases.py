@@ -15,11 +15,14 @@ import sys
 from pathlib import Path
 
 from pipelines.lib.catalog.billing import SOURCES_BY_NAME
-from pipelines.lib.ingest.ingest import ingest_landing_zone
+from pipelines.lib.ingest.billing_deliveries import ingest_landing_zone
 from pipelines.lib.settings import FinopsHome
+from pipelines.lib.warehouse.connection import connect
+from pipelines.lib.warehouse.loads import audit_mismatches
 from pipelines.lib.warehouse.raw_schema import ensure_raw_tables
-from pipelines.lib.warehouse.warehouse import MONEY_SQL_TYPE, audit_mismatches, connect, quote_identifier
+from pipelines.lib.warehouse.tables import MONEY_SQL_TYPE
 from sources.aws.columns import JSON_COLUMNS, PINNED_COLUMNS
+from sources.common.sql import quote_identifier
 from sources.common.types import Kind
 
 

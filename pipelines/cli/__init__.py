@@ -29,7 +29,7 @@ from pipelines.cli.sql import sql as sql_command
 from pipelines.lib.catalog.billing import SOURCES_BY_NAME
 from pipelines.lib.operations import signals
 from pipelines.lib.settings import FinopsHome, finops_home
-from pipelines.lib.warehouse.warehouse import WarehouseBusy
+from pipelines.lib.warehouse.connection import WarehouseBusy
 
 LOGGED_COMMANDS = {"demo", "ingest", "prices refresh", "generate", "docs", "report", "export"}
 """Commands that run Dagster, dbt or long steps: they get a log file under FINOPS_HOME/logs/ (see console.py)."""

@@ -19,8 +19,8 @@ from pipelines.lib.settings import FinopsHome
 def demo(home: FinopsHome, args: argparse.Namespace) -> int:
     import dagster as dg
 
+    from pipelines.defs.asset_selections import transform_selection
     from pipelines.lib.ingest.landing import register
-    from pipelines.lib.transform.asset_selections import transform_selection
     from synthetic_data.demo_organisation import demo_first_day, demo_last_day, write_demo_organisation
 
     with tempfile.TemporaryDirectory() as scratch:
@@ -50,9 +50,10 @@ def _demo_telemetry(home: FinopsHome, seed: int) -> bool:
     """The demo fleet's GPU telemetry: nvidia-smi logs and the host map into the landing zone, and the
     recorded Prometheus answers loaded offline, all demo days in one run (see docs/gpu-telemetry.md)."""
 
+    from pipelines.defs.asset_selections import group_loads
+    from pipelines.lib.catalog.telemetry import HOST_MAP_SOURCE, NVIDIA_SMI_SOURCE
     from pipelines.lib.ingest.landing import register
-    from pipelines.lib.ingest.telemetry import HOST_MAP_SOURCE, NVIDIA_SMI_SOURCE, prometheus_payloads
-    from pipelines.lib.transform.asset_selections import group_loads
+    from pipelines.lib.ingest.telemetry import prometheus_payloads
     from synthetic_data.demo_organisation import DEFAULT_START_MONTH, demo_first_day, demo_last_day
     from synthetic_data.demo_telemetry import write_demo_telemetry
 

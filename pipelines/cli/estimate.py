@@ -7,7 +7,7 @@ from decimal import Decimal
 
 from pipelines.cli._output import money
 from pipelines.lib.settings import FinopsHome
-from pipelines.lib.warehouse.warehouse import connect
+from pipelines.lib.warehouse.connection import connect
 
 
 def estimate_training(home: FinopsHome, args: argparse.Namespace) -> int:

@@ -17,8 +17,8 @@ if TYPE_CHECKING:
 
 
 def ingest(home: FinopsHome, args: argparse.Namespace) -> int:
+    from pipelines.defs.asset_selections import load_selection
     from pipelines.lib.ingest.landing import register
-    from pipelines.lib.transform.asset_selections import load_selection
     from sources.common.detect import detect_source
 
     retries = args.retry or []
@@ -77,7 +77,7 @@ def ingest(home: FinopsHome, args: argparse.Namespace) -> int:
 def _release(home: FinopsHome, load_id: str) -> Delivery | None:
     """The withheld load's delivery, back in the landing zone; None (with a message) when it cannot be."""
     from pipelines.lib.transform.withholding import release_withheld
-    from pipelines.lib.warehouse.warehouse import connect
+    from pipelines.lib.warehouse.connection import connect
 
     try:
         with connect(home.warehouse, read_only=True) as con:

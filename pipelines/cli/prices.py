@@ -10,10 +10,10 @@ from typing import Any
 
 from pipelines.cli.console import console
 from pipelines.cli.runs import build_models, run_assets
+from pipelines.defs.asset_selections import group_loads
 from pipelines.lib.operations import signals
 from pipelines.lib.operations.outages import failure_line
 from pipelines.lib.settings import FinopsHome
-from pipelines.lib.transform.asset_selections import group_loads
 
 
 def prices_refresh(home: FinopsHome, args: argparse.Namespace) -> int:

@@ -98,7 +98,7 @@ def execute(selection: Any, label: str, dbt_vars: dict[str, str] | None = None) 
 def build_models(next_time: str) -> bool:
     """Every model, seed and test in one dbt build (see `transform_selection`); `next_time` says, if a signal
     stops it, what rebuilds them later."""
-    from pipelines.lib.transform.asset_selections import transform_selection
+    from pipelines.defs.asset_selections import transform_selection
 
     signals.progress.start(f"model build ({next_time})")
     _, built = execute(transform_selection(), "dbt build")
@@ -119,7 +119,7 @@ def print_failures(result: Any) -> None:
 def published_outcomes(warehouse: Path, results: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """What became of each loaded delivery once the models were built, by load id: `withheld` (and the rule that
     refused it), or the billed and effective cost per currency as the cost lines hold its rows."""
-    from pipelines.lib.warehouse.warehouse import connect
+    from pipelines.lib.warehouse.connection import connect
 
     load_ids = [result["load_id"] for result in results if result["status"] == "loaded" and result.get("load_id")]
     if not load_ids or not warehouse.exists():

@@ -9,7 +9,7 @@ import sys
 
 from pipelines.cli._output import csv_cell, json_value, table, text
 from pipelines.lib.settings import FinopsHome
-from pipelines.lib.warehouse.warehouse import QueryRefused, query_connection, run_query
+from pipelines.lib.warehouse.connection import QueryRefused, query_connection, run_query
 
 
 def sql(home: FinopsHome, args: argparse.Namespace) -> int:

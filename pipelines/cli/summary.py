@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pipelines.cli._output import money, table
 from pipelines.lib.settings import FinopsHome
-from pipelines.lib.warehouse.warehouse import connect
+from pipelines.lib.warehouse.connection import connect
 
 
 def print_summary(home: FinopsHome) -> None:

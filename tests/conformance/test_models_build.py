@@ -23,12 +23,12 @@ from pathlib import Path
 import pytest
 
 from pipelines.lib.catalog.billing import BILLING_SOURCES
-from pipelines.lib.ingest.ingest import ingest_landing_zone
+from pipelines.lib.ingest.billing_deliveries import ingest_landing_zone
 from pipelines.lib.ingest.landing import register
 from pipelines.lib.reporting.focus_export import export_focus
 from pipelines.lib.settings import DBT_PROJECT_DIR, FinopsHome
+from pipelines.lib.warehouse.connection import connect
 from pipelines.lib.warehouse.raw_schema import ensure_raw_tables
-from pipelines.lib.warehouse.warehouse import connect
 from tests.conformance.cases import (
     AZURE_COMMITMENT_COVERED,
     CASE_BY_ID,

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from pipelines.lib.catalog.billing import SOURCES_BY_NAME
-from pipelines.lib.ingest.ingest import ingest_landing_zone
+from pipelines.lib.ingest.billing_deliveries import ingest_landing_zone
 from pipelines.lib.ingest.landing import register
 from pipelines.lib.settings import FinopsHome
-from pipelines.lib.warehouse.warehouse import connect
+from pipelines.lib.warehouse.connection import connect
 from tests.conformance.cases import CASES, Case, suite_warnings
 from tests.support.warehouse_helpers import query
 

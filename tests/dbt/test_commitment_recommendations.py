@@ -34,8 +34,8 @@ from pipelines.lib.ingest.landing import register
 from pipelines.lib.prices.market_prices import refresh_price_feed
 from pipelines.lib.reporting.report import write_report
 from pipelines.lib.settings import DBT_PROJECT_DIR, FinopsHome
+from pipelines.lib.warehouse.connection import connect
 from pipelines.lib.warehouse.raw_schema import ensure_raw_tables
-from pipelines.lib.warehouse.warehouse import connect
 from sources.prices import gcp_catalog, lambda_cloud
 from tests.support import FIXTURES_ROOT
 from tests.support.browser import open_page

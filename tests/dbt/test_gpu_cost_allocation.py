@@ -33,12 +33,12 @@ from pathlib import Path
 import pytest
 
 from pipelines.lib.catalog.billing import GPU_CLOUD_USAGE
-from pipelines.lib.ingest.ingest import ingest_landing_zone
+from pipelines.lib.ingest.billing_deliveries import ingest_landing_zone
 from pipelines.lib.ingest.landing import register
 from pipelines.lib.ingest.telemetry import fetch_prometheus_days
 from pipelines.lib.settings import DBT_PROJECT_DIR, FinopsHome
+from pipelines.lib.warehouse.connection import connect
 from pipelines.lib.warehouse.raw_schema import ensure_raw_tables
-from pipelines.lib.warehouse.warehouse import connect
 from sources.common.http import HttpClient
 from sources.telemetry import prometheus
 from tests.support import FIXTURES_ROOT

@@ -33,8 +33,8 @@ from bench.phases import ingest
 from pipelines.lib.ingest.landing import register
 from pipelines.lib.ingest.telemetry import ingest_host_maps, ingest_nvidia_smi_logs
 from pipelines.lib.settings import DBT_PROJECT_DIR, FinopsHome
+from pipelines.lib.warehouse.connection import connect
 from pipelines.lib.warehouse.raw_schema import ensure_raw_tables
-from pipelines.lib.warehouse.warehouse import connect
 from synthetic_data.scale import GPU_TYPES, write_cur2
 from tests.support.dbt_helpers import dbt_environment
 

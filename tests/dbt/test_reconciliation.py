@@ -18,11 +18,11 @@ from pathlib import Path
 import pytest
 
 from pipelines.lib.catalog.billing import FOCUS
-from pipelines.lib.ingest.ingest import ingest_landing_zone
+from pipelines.lib.ingest.billing_deliveries import ingest_landing_zone
 from pipelines.lib.ingest.landing import register
 from pipelines.lib.settings import DBT_PROJECT_DIR, FinopsHome
+from pipelines.lib.warehouse.connection import connect
 from pipelines.lib.warehouse.raw_schema import ensure_raw_tables
-from pipelines.lib.warehouse.warehouse import connect
 from tests.support.focus_fixtures import focus_rows, write_csv
 from tests.support.warehouse_helpers import query, rewrite_lake_files
 

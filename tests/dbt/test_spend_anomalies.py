@@ -34,12 +34,12 @@ from pathlib import Path
 import pytest
 
 from pipelines.lib.catalog.billing import GPU_CLOUD_USAGE
-from pipelines.lib.ingest.ingest import ingest_landing_zone
+from pipelines.lib.ingest.billing_deliveries import ingest_landing_zone
 from pipelines.lib.ingest.landing import register
 from pipelines.lib.quality.spend_alerts import WEBHOOK_ENV, new_anomalies, notify, projected_overruns
 from pipelines.lib.settings import DBT_PROJECT_DIR, FinopsHome
+from pipelines.lib.warehouse.connection import connect
 from pipelines.lib.warehouse.raw_schema import ensure_raw_tables
-from pipelines.lib.warehouse.warehouse import connect
 from tests.support.local_http import Reply, local_server
 from tests.support.warehouse_helpers import query
 

@@ -21,7 +21,8 @@ from pathlib import Path
 
 from pipelines.lib.catalog.prices import PRICE_FEEDS
 from pipelines.lib.settings import PROJECT_ROOT
-from pipelines.lib.warehouse.warehouse import connect, quote_identifier
+from pipelines.lib.warehouse.connection import connect
+from sources.common.sql import quote_identifier
 from sources.prices import ecb, lambda_cloud
 from tests.support import FIXTURES_ROOT
 from tests.support.focus_fixtures import focus_rows, write_csv

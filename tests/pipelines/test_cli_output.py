@@ -21,7 +21,7 @@ import pytest
 
 from pipelines.cli import _parser
 from pipelines.lib.ingest.landing import pending_deliveries, register
-from pipelines.lib.operations.operations import landing_snapshot
+from pipelines.lib.operations.scheduling import landing_snapshot
 from pipelines.lib.settings import PROJECT_ROOT, FinopsHome
 from pipelines.lib.transform.dbt import prune_run_targets
 from tests.support.aws_fixtures import LEGACY_OCT_HEADER, LEGACY_OCT_ROWS, csv_text

@@ -40,9 +40,10 @@ from pipelines.lib.ingest.telemetry import (
 from pipelines.lib.prices.fx_rates import refresh_fx_rates
 from pipelines.lib.prices.market_prices import SNAPSHOTS, refresh_price_feed
 from pipelines.lib.quality.freshness import ensure_freshness_view, source_freshness
-from pipelines.lib.quality.quality import check_pending_loads, validate_load
+from pipelines.lib.quality.suite import check_pending_loads, validate_load
 from pipelines.lib.settings import FinopsHome
-from pipelines.lib.warehouse.warehouse import connect, ensure_tables
+from pipelines.lib.warehouse.connection import connect
+from pipelines.lib.warehouse.tables import ensure_tables
 from sources.aws import cur
 from sources.azure import cost_details
 from sources.common.row_checks import check_rows

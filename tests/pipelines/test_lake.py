@@ -16,8 +16,10 @@ from pipelines.lib.catalog.billing import FOCUS, OCI_COST
 from pipelines.lib.catalog.prices import FX_RATES
 from pipelines.lib.ingest.landing import register
 from pipelines.lib.settings import FinopsHome
+from pipelines.lib.warehouse.connection import connect
+from pipelines.lib.warehouse.loads import load_reference_rows
 from pipelines.lib.warehouse.raw_schema import ensure_raw_tables
-from pipelines.lib.warehouse.warehouse import connect, ensure_tables, load_reference_rows
+from pipelines.lib.warehouse.tables import ensure_tables
 from tests.support.focus_fixtures import focus_rows, write_csv
 from tests.support.focus_ingest import OCTOBER, SEPTEMBER, ingest_focus
 from tests.support.paused_child import kill_now, start_paused_focus_ingest

@@ -24,10 +24,12 @@ from pipelines.lib.catalog.billing import BILLING_SOURCES, FOCUS, SOURCES_BY_NAM
 from pipelines.lib.catalog.registry import CATALOGUE
 from pipelines.lib.ingest.landing import register
 from pipelines.lib.quality.freshness import ensure_freshness_view, source_freshness
-from pipelines.lib.quality.quality import build_expectations, loads_to_check
+from pipelines.lib.quality.rules import build_expectations
+from pipelines.lib.quality.suite import loads_to_check
 from pipelines.lib.reporting.report import write_report
 from pipelines.lib.settings import PROJECT_ROOT, FinopsHome
-from pipelines.lib.warehouse.warehouse import connect, load_delivery
+from pipelines.lib.warehouse.connection import connect
+from pipelines.lib.warehouse.loads import load_delivery
 from tests.support.focus_fixtures import focus_rows, write_csv
 from tests.support.focus_ingest import INGEST_FOCUS_SCRIPT, SEPTEMBER
 from tests.support.home_helpers import isolated_home
@@ -253,7 +255,7 @@ def test_every_source_declares_a_cadence_and_the_ingest_asset_a_freshness_policy
 def test_a_python_c_process_loads_a_delivery_with_great_expectations_beside_pyspark(tmp_path: Path):
     """With the `spark` extra installed, Great Expectations imports `pyspark.sql.connect`, which ends (status 0, no
     message) any process whose `__main__` has no file, such as `python -c` and pytest-xdist workers. The quality
-    module names `__main__` first: a `python -c` load must still validate and commit its delivery."""
+    rules name `__main__` before they import it: a `python -c` load must still validate and commit its delivery."""
     home = FinopsHome(tmp_path / "home").ensure()
     register(home, "focus", write_csv(tmp_path / "sep.csv", focus_rows(SEPTEMBER | {"BilledCost": "1.25"})))
     done = subprocess.run(
@@ -269,7 +271,9 @@ def test_a_python_c_process_loads_a_delivery_with_great_expectations_beside_pysp
 
 SPAWN_AFTER_QUALITY_IMPORT = """
 import multiprocessing
-import pipelines.lib.quality.quality
+from pipelines.lib.catalog.billing import FOCUS
+from pipelines.lib.quality.rules import build_expectations
+build_expectations(FOCUS.raw_table, FOCUS.quality)
 child = multiprocessing.get_context("spawn").Process(target=print, args=("spawned child ran",))
 child.start()
 child.join()
@@ -279,7 +283,7 @@ raise SystemExit(child.exitcode)
 
 def test_a_python_c_process_that_named_main_can_still_spawn_children():
     """Dagster's multiprocess executor spawns a child per step from a run worker whose `__main__` has no file. The
-    name the quality module gives `__main__` must not be a path: a spawned child runs `__main__.__file__` again when
+    name the quality rules give `__main__` must not be a path: a spawned child runs `__main__.__file__` again when
     it is one, and a made-up path crashed every step of every run the daemon launched."""
     done = subprocess.run(
         [sys.executable, "-c", SPAWN_AFTER_QUALITY_IMPORT],

@@ -18,11 +18,11 @@ from pipelines.defs.automation.daily import (
 )
 from pipelines.defs.automation.sensors import LOAD_JOBS, landing_sensor, run_failure_recorder
 from pipelines.lib.catalog.billing import BILLING_SOURCES, FOCUS
-from pipelines.lib.ingest.ingest import ingest_landing_zone
+from pipelines.lib.ingest.billing_deliveries import ingest_landing_zone
 from pipelines.lib.ingest.landing import register
-from pipelines.lib.operations.operations import restatement_window
+from pipelines.lib.operations.scheduling import restatement_window
 from pipelines.lib.settings import FinopsHome
-from pipelines.lib.warehouse.warehouse import connect
+from pipelines.lib.warehouse.connection import connect
 from tests.support.focus_fixtures import focus_rows, write_csv
 from tests.support.warehouse_helpers import query
 

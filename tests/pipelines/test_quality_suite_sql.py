@@ -11,12 +11,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-import great_expectations.expectations as gxe
-
 from pipelines.lib.catalog.billing import BILLING_SOURCES
 from pipelines.lib.catalog.registry import CATALOGUE
 from pipelines.lib.ingest.landing import register
-from pipelines.lib.quality.quality import _suite, build_expectations
+from pipelines.lib.quality.rules import build_expectations, gx_expectations, table_rules
 from pipelines.lib.settings import PROJECT_ROOT, FinopsHome
 from tests.support.focus_fixtures import focus_rows, write_csv
 from tests.support.focus_ingest import INGEST_FOCUS_SCRIPT, SEPTEMBER
@@ -28,8 +26,9 @@ SUITES = [(source.raw_table, source.quality) for source in BILLING_SOURCES] + [
 
 
 def test_every_rule_the_gate_evaluates_is_a_great_expectations_expectation():
+    gxe = gx_expectations()
     for table, facts in SUITES:
-        rules = _suite(table, facts)
+        rules = table_rules(table, facts)
         expectations = build_expectations(table, facts)
         assert len(rules) == len(expectations) > len(table.columns), table.name
         for rule, expectation in zip(rules, expectations, strict=True):

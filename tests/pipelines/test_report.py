@@ -19,7 +19,7 @@ import pytest
 from pipelines.cli import main
 from pipelines.lib.reporting.report import write_report
 from pipelines.lib.settings import DBT_PROJECT_DIR
-from pipelines.lib.warehouse.warehouse import connect
+from pipelines.lib.warehouse.connection import connect
 from tests.support.browser import open_page
 
 HOSTILE_PROVIDER = "</script><script>alert('provider')</script>"

@@ -16,7 +16,7 @@ import pytest
 
 from pipelines.lib.settings import FinopsHome
 from pipelines.lib.transform.spark_tables import SparkTable, publish_spark_tables
-from pipelines.lib.warehouse.warehouse import connect, query_connection, run_query
+from pipelines.lib.warehouse.connection import connect, query_connection, run_query
 from tests.support.cli import run_cli
 from tests.support.focus_fixtures import focus_rows, write_csv
 from tests.support.focus_ingest import SEPTEMBER

@@ -10,7 +10,8 @@ import pytest
 from pipelines.lib.catalog.billing import FOCUS
 from pipelines.lib.ingest.landing import register
 from pipelines.lib.settings import FinopsHome
-from pipelines.lib.warehouse.warehouse import audit_mismatches, connect
+from pipelines.lib.warehouse.connection import connect
+from pipelines.lib.warehouse.loads import audit_mismatches
 from tests.support.focus_fixtures import focus_rows, write_csv
 from tests.support.focus_ingest import OCTOBER, SEPTEMBER, ingest_focus
 from tests.support.warehouse_helpers import query, table_fingerprint

@@ -14,7 +14,8 @@ from pipelines.lib.ingest.landing import register
 from pipelines.lib.settings import FinopsHome
 from pipelines.lib.transform.model_audit import FailingNode, ModelRuleFailure, audit_failed_build
 from pipelines.lib.transform.withholding import release_withheld, withhold
-from pipelines.lib.warehouse.warehouse import connect, publish_loads, unpublished_load_ids
+from pipelines.lib.warehouse.connection import connect
+from pipelines.lib.warehouse.publication import publish_loads, unpublished_load_ids
 from tests.support.focus_fixtures import focus_rows, write_csv
 from tests.support.focus_ingest import OCTOBER, SEPTEMBER, ingest_focus
 from tests.support.warehouse_helpers import query

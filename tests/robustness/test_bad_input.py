@@ -30,11 +30,11 @@ import pytest
 
 from pipelines.lib.catalog.billing import BILLING_SOURCES, SOURCES_BY_NAME
 from pipelines.lib.catalog.prices import PRICE_FEEDS
-from pipelines.lib.ingest.ingest import ingest_landing_zone
+from pipelines.lib.ingest.billing_deliveries import ingest_landing_zone
 from pipelines.lib.ingest.landing import register
 from pipelines.lib.prices.market_prices import bundled_snapshot
 from pipelines.lib.settings import FinopsHome
-from pipelines.lib.warehouse.warehouse import connect
+from pipelines.lib.warehouse.connection import connect
 from sources.prices.offers import LayoutChanged, PayloadStore, PriceFeed
 from tests.support import FIXTURES_ROOT
 from tests.support.focus_fixtures import csv_bytes, focus_rows

@@ -29,7 +29,7 @@ from pipelines.lib.ingest.landing import register
 from pipelines.lib.operations import recovery
 from pipelines.lib.operations.recovery import CLI_HOST_TAG, CLI_PID_TAG, DBT_PID_TAG
 from pipelines.lib.settings import DUCKDB_WRITER_POOL, PROJECT_ROOT, FinopsHome
-from pipelines.lib.warehouse.warehouse import WarehouseBusy, connect
+from pipelines.lib.warehouse.connection import WarehouseBusy, connect
 from tests.support.focus_fixtures import focus_rows, write_csv
 from tests.support.focus_ingest import OCTOBER, SEPTEMBER, ingest_focus
 from tests.support.home_helpers import isolated_home
@@ -386,7 +386,7 @@ def test_a_build_is_owed_after_a_crash_until_one_succeeds_after_the_last_billing
     import duckdb
 
     from pipelines.lib.transform.builds import finish_build, rebuild_reason, start_build
-    from pipelines.lib.warehouse.warehouse import ensure_tables
+    from pipelines.lib.warehouse.tables import ensure_tables
 
     con = duckdb.connect(str(tmp_path / "warehouse.duckdb"))
     billing = ["raw.focus_cost_and_usage"]

@@ -13,8 +13,8 @@ import yaml
 from filelock import FileLock
 
 from pipelines.lib.settings import DBT_PROJECT_DIR
+from pipelines.lib.warehouse.connection import connect
 from pipelines.lib.warehouse.raw_schema import ensure_raw_tables
-from pipelines.lib.warehouse.warehouse import connect
 
 UNIT_TEST_BUILD = ("build", "--exclude", "test_type:data")
 """Every model (on no rows, without its data tests, which the end-to-end tests run on real data) and every unit test:

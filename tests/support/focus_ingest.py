@@ -6,9 +6,9 @@ from __future__ import annotations
 import logging
 
 from pipelines.lib.catalog.billing import FOCUS
-from pipelines.lib.ingest.ingest import ingest_landing_zone
+from pipelines.lib.ingest.billing_deliveries import ingest_landing_zone
 from pipelines.lib.settings import FinopsHome
-from pipelines.lib.warehouse.warehouse import connect
+from pipelines.lib.warehouse.connection import connect
 
 SEPTEMBER = {"BillingPeriodStart": "2026-09-01T00:00:00Z", "BillingPeriodEnd": "2026-10-01T00:00:00Z"}
 OCTOBER = {
@@ -22,9 +22,9 @@ INGEST_FOCUS_SCRIPT = """
 import logging, sys
 from pathlib import Path
 from pipelines.lib.catalog.billing import FOCUS
-from pipelines.lib.ingest.ingest import ingest_landing_zone
+from pipelines.lib.ingest.billing_deliveries import ingest_landing_zone
 from pipelines.lib.settings import FinopsHome
-from pipelines.lib.warehouse.warehouse import connect
+from pipelines.lib.warehouse.connection import connect
 
 home = FinopsHome(Path(sys.argv[1]))
 with connect(home.warehouse) as con:

@@ -11,8 +11,8 @@ from typing import Any
 
 import duckdb
 
+from pipelines.lib.warehouse.connection import connect
 from pipelines.lib.warehouse.lake import SCHEMA_FILE, lake_of, sql_text
-from pipelines.lib.warehouse.warehouse import connect
 
 
 def query(warehouse: Path, sql: str) -> list[tuple]:

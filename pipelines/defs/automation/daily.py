@@ -11,10 +11,10 @@ from datetime import date
 
 import dagster as dg
 
+from pipelines.defs.asset_selections import transform_selection
 from pipelines.defs.prices.fx_rates import PRICE_PARTITIONS, ecb_fx_rates, prices_daily_job
-from pipelines.lib.operations.operations import days_between, restatement_window
+from pipelines.lib.operations.scheduling import days_between, restatement_window
 from pipelines.lib.settings import daily_schedule_cron, restatement_days
-from pipelines.lib.transform.asset_selections import transform_selection
 
 RELOADABLE_DAILY_ASSETS = [ecb_fx_rates.key]
 """Daily-partitioned assets whose past days can be loaded again at any time (the ECB publishes its history).

@@ -4,11 +4,11 @@ from datetime import UTC, datetime
 
 import dagster as dg
 
+from pipelines.defs.asset_selections import load_selection, transform_selection
 from pipelines.lib.catalog.billing import BILLING_SOURCES, BillingSource
-from pipelines.lib.operations.operations import already_loaded, changed_deliveries, landing_snapshot, record_run_failure
+from pipelines.lib.operations.scheduling import already_loaded, changed_deliveries, landing_snapshot, record_run_failure
 from pipelines.lib.settings import finops_home
-from pipelines.lib.transform.asset_selections import load_selection, transform_selection
-from pipelines.lib.warehouse.warehouse import WarehouseBusy, connect
+from pipelines.lib.warehouse.connection import WarehouseBusy, connect
 
 
 def build_load_job(source: BillingSource):

@@ -4,9 +4,9 @@ import dagster as dg
 from dagster_duckdb import DuckDBResource
 
 from pipelines.lib.catalog.billing import BILLING_SOURCES, BillingSource
-from pipelines.lib.ingest.ingest import ingest_landing_zone
+from pipelines.lib.ingest.billing_deliveries import ingest_landing_zone
 from pipelines.lib.settings import DUCKDB_WRITER_POOL, finops_home
-from pipelines.lib.warehouse.warehouse import ensure_tables
+from pipelines.lib.warehouse.tables import ensure_tables
 
 
 def build_ingest_asset(source: BillingSource) -> dg.AssetsDefinition:

@@ -3,10 +3,10 @@ from datetime import date
 import dagster as dg
 from dagster_duckdb import DuckDBResource
 
+from pipelines.defs.asset_selections import group_loads
 from pipelines.lib.catalog.prices import FX_RATES
 from pipelines.lib.prices.fx_rates import refresh_fx_rates
 from pipelines.lib.settings import DUCKDB_WRITER_POOL, finops_home, offline
-from pipelines.lib.transform.asset_selections import group_loads
 
 PRICE_PARTITIONS = dg.DailyPartitionsDefinition(start_date="2024-01-01", timezone="UTC", end_offset=1)
 

@@ -5,7 +5,7 @@ exchange rates and the telemetry tables. A check validates the loads of its own 
 share raw.price_observations) not yet passed; on a daily-partitioned asset, only those holding rows
 of the run's partitions, so a backfill of one day is judged on that day.
 
-A billing delivery is validated before its load commits (`QualityGate`, pipelines/lib/ingest/ingest.py), so
+A billing delivery is validated before its load commits (`QualityGate`, pipelines/lib/ingest/billing_deliveries.py), so
 its suite check finds nothing left to check and is not blocking: rows already in raw never stop the
 models of every source (a failing load of an older version shows in `audit.source_status`). Feeds'
 checks stay blocking for their own partitions. Each billing source also has a WARN check listing the
@@ -23,13 +23,8 @@ from pipelines.lib.catalog.entry import CatalogEntry
 from pipelines.lib.catalog.registry import CATALOGUE, DELIVERED_SOURCES
 from pipelines.lib.catalog.tables import RawTable
 from pipelines.lib.quality.freshness import ensure_freshness_view
-from pipelines.lib.quality.quality import (
-    Partition,
-    QualityReport,
-    check_pending_loads,
-    ensure_quality_table,
-    live_warnings,
-)
+from pipelines.lib.quality.results import QualityReport, ensure_quality_table, live_warnings
+from pipelines.lib.quality.suite import Partition, check_pending_loads
 from pipelines.lib.settings import DUCKDB_WRITER_POOL
 
 

@@ -5,7 +5,7 @@ from dagster_duckdb import DuckDBResource
 
 from pipelines.lib.catalog.billing import BILLING_SOURCES, BillingSource
 from pipelines.lib.settings import DUCKDB_WRITER_POOL
-from pipelines.lib.warehouse.warehouse import audit_mismatches
+from pipelines.lib.warehouse.loads import audit_mismatches
 
 
 def build_raw_matches_audit_check(source: BillingSource) -> dg.AssetChecksDefinition:

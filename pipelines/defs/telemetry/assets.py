@@ -6,6 +6,7 @@ from datetime import date
 import dagster as dg
 from dagster_duckdb import DuckDBResource
 
+from pipelines.defs.asset_selections import group_loads
 from pipelines.lib.catalog.telemetry import HOST_MAP, NVIDIA_SMI_SAMPLES, PROMETHEUS_SAMPLES
 from pipelines.lib.ingest.telemetry import (
     DEFAULT_STEP_SECONDS,
@@ -17,8 +18,7 @@ from pipelines.lib.ingest.telemetry import (
     ingest_nvidia_smi_logs,
 )
 from pipelines.lib.settings import DUCKDB_WRITER_POOL, finops_home, offline
-from pipelines.lib.transform.asset_selections import group_loads
-from pipelines.lib.warehouse.warehouse import ensure_tables
+from pipelines.lib.warehouse.tables import ensure_tables
 
 TELEMETRY_PARTITIONS = dg.DailyPartitionsDefinition(start_date="2024-01-01", timezone="UTC")
 """Complete UTC days only: the newest partition is yesterday."""

@@ -19,8 +19,8 @@ from pipelines.lib.transform.dbt import FinopsDbtTranslator, dbt_project, ensure
 from pipelines.lib.transform.model_audit import audit_failed_build, failing_nodes
 from pipelines.lib.transform.spark_tables import publish_spark_tables, spark_tables
 from pipelines.lib.transform.withholding import withhold
+from pipelines.lib.warehouse.publication import publish_loads, unpublished_load_ids
 from pipelines.lib.warehouse.raw_schema import ensure_raw_tables
-from pipelines.lib.warehouse.warehouse import publish_loads, unpublished_load_ids
 
 ensure_manifest()
 

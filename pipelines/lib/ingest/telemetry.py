@@ -39,7 +39,7 @@ from pipelines.lib.catalog.telemetry import (
 )
 from pipelines.lib.ingest.landing import pending_deliveries, quarantine
 from pipelines.lib.settings import FinopsHome
-from pipelines.lib.warehouse.warehouse import LoadOutcome, find_load, load_reference_rows
+from pipelines.lib.warehouse.loads import LoadOutcome, find_load, load_reference_rows
 from sources.common.delivery import Delivery
 from sources.common.errors import RejectedInput
 from sources.telemetry import prometheus, samples

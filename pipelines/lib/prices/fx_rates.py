@@ -15,7 +15,7 @@ import polars as pl
 
 from pipelines.lib.catalog.prices import FX_RATES
 from pipelines.lib.settings import FinopsHome
-from pipelines.lib.warehouse.warehouse import LoadOutcome, load_reference_rows
+from pipelines.lib.warehouse.loads import LoadOutcome, load_reference_rows
 from sources.common.http import HttpClient
 from sources.prices import ecb
 

@@ -21,7 +21,7 @@ import polars as pl
 
 from pipelines.lib.catalog.prices import price_table
 from pipelines.lib.settings import FinopsHome
-from pipelines.lib.warehouse.warehouse import LoadOutcome, load_reference_rows
+from pipelines.lib.warehouse.loads import LoadOutcome, load_reference_rows
 from sources.common.http import HttpClient, credential
 from sources.prices.offers import INDEX_FILE, PayloadStore, PriceFeed
 

@@ -24,8 +24,9 @@ import duckdb
 
 from pipelines.lib.catalog.facts import LastObserved
 from pipelines.lib.catalog.tables import RawTable, ReferenceTable
-from pipelines.lib.quality.quality import ensure_quality_table
-from pipelines.lib.warehouse.warehouse import ensure_tables, quote_identifier
+from pipelines.lib.quality.results import ensure_quality_table
+from pipelines.lib.warehouse.tables import ensure_tables
+from sources.common.sql import quote_identifier
 
 
 class DeliveredSource(Protocol):

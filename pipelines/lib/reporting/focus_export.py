@@ -22,7 +22,8 @@ import pyarrow.parquet as pq
 
 from pipelines.lib.foundation.atomic_files import replaced_atomically
 from pipelines.lib.reporting.csv_safety import neutralise_sql
-from pipelines.lib.warehouse.warehouse import connect, quote_identifier
+from pipelines.lib.warehouse.connection import connect
+from sources.common.sql import quote_identifier
 
 FOCUS_SCHEMA = "marts"
 FOCUS_TABLE = "focus_cost_and_usage"

@@ -97,7 +97,7 @@ def rebuild_reason(con: duckdb.DuckDBPyConnection, raw_tables: list[str]) -> str
 def owed_build(warehouse: Path) -> str | None:
     """`rebuild_reason` for the billing sources' raw tables (None before the first load)."""
     from pipelines.lib.catalog.billing import BILLING_SOURCES
-    from pipelines.lib.warehouse.warehouse import connect
+    from pipelines.lib.warehouse.connection import connect
 
     if not warehouse.exists():
         return None

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import duckdb
 
-from pipelines.lib.warehouse.warehouse import quote_identifier
+from sources.common.sql import quote_identifier
 
 PUBLISHED_MATERIALIZATIONS = frozenset({"table", "incremental", "seed"})
 

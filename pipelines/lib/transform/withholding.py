@@ -17,7 +17,7 @@ import duckdb
 from pipelines.lib.ingest.landing import quarantine, release
 from pipelines.lib.settings import FinopsHome
 from pipelines.lib.transform.model_audit import ModelRuleFailure
-from pipelines.lib.warehouse.warehouse import withhold_load
+from pipelines.lib.warehouse.publication import withhold_load
 from sources.common.delivery import Delivery
 from sources.common.errors import RejectedInput
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import duckdb
 
 from pipelines.lib.catalog.registry import RAW_TABLES
-from pipelines.lib.warehouse.warehouse import ensure_tables
+from pipelines.lib.warehouse.tables import ensure_tables
 
 
 def ensure_raw_tables(con: duckdb.DuckDBPyConnection) -> None:

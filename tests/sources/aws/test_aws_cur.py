@@ -16,10 +16,10 @@ import pytest
 
 from pipelines.cli import main
 from pipelines.lib.catalog.billing import AWS_CUR
-from pipelines.lib.ingest.ingest import ingest_landing_zone
+from pipelines.lib.ingest.billing_deliveries import ingest_landing_zone
 from pipelines.lib.ingest.landing import register
 from pipelines.lib.settings import FinopsHome
-from pipelines.lib.warehouse.warehouse import connect
+from pipelines.lib.warehouse.connection import connect
 from sources.aws import output_schema, parse_cur_delivery, read_cur_file
 from sources.aws.columns import athena_name
 from sources.common.delivery import Delivery

@@ -22,10 +22,12 @@ import polars as pl
 import pytest
 
 from pipelines.lib.catalog.billing import AZURE_ACTUAL, AZURE_AMORTIZED, BILLING_SOURCES
-from pipelines.lib.ingest.ingest import ingest_landing_zone
+from pipelines.lib.ingest.billing_deliveries import ingest_landing_zone
 from pipelines.lib.ingest.landing import register
 from pipelines.lib.settings import FinopsHome
-from pipelines.lib.warehouse.warehouse import audit_mismatches, connect, ensure_tables
+from pipelines.lib.warehouse.connection import connect
+from pipelines.lib.warehouse.loads import audit_mismatches
+from pipelines.lib.warehouse.tables import ensure_tables
 from sources.azure import parse_actual_cost_delivery, parse_amortized_cost_delivery, read_cost_details_file
 from sources.common.delivery import Delivery
 from sources.common.detect import detect_source

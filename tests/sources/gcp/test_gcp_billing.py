@@ -32,10 +32,10 @@ import pyarrow.parquet as pq
 import pytest
 
 from pipelines.lib.catalog.billing import GCP_BILLING
-from pipelines.lib.ingest.ingest import ingest_landing_zone
+from pipelines.lib.ingest.billing_deliveries import ingest_landing_zone
 from pipelines.lib.ingest.landing import register
 from pipelines.lib.settings import FinopsHome
-from pipelines.lib.warehouse.warehouse import connect
+from pipelines.lib.warehouse.connection import connect
 from sources.common.delivery import Delivery
 from sources.common.detect import detect_source
 from sources.common.errors import RejectedInput

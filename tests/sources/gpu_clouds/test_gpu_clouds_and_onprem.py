@@ -16,10 +16,11 @@ import pytest
 
 from pipelines.cli import main
 from pipelines.lib.catalog.billing import GPU_CLOUD_USAGE, ONPREM_GPU_ASSETS, BillingSource
-from pipelines.lib.ingest.ingest import ingest_landing_zone
+from pipelines.lib.ingest.billing_deliveries import ingest_landing_zone
 from pipelines.lib.ingest.landing import register
 from pipelines.lib.settings import FinopsHome
-from pipelines.lib.warehouse.warehouse import audit_mismatches, connect
+from pipelines.lib.warehouse.connection import connect
+from pipelines.lib.warehouse.loads import audit_mismatches
 from sources.common.delivery import Delivery
 from sources.common.detect import detect_source
 from sources.common.errors import RejectedInput

@@ -10,7 +10,7 @@ import pytest
 
 from pipelines.lib.prices.fx_rates import refresh_fx_rates
 from pipelines.lib.settings import FinopsHome
-from pipelines.lib.warehouse.warehouse import connect
+from pipelines.lib.warehouse.connection import connect
 from sources.common.http import FetchError, HttpClient
 from sources.prices import ecb
 from tests.support import FIXTURES_ROOT

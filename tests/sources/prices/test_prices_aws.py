@@ -18,8 +18,8 @@ import pytest
 
 from pipelines.lib.prices.market_prices import refresh_price_feed
 from pipelines.lib.settings import DBT_PROJECT_DIR, FinopsHome
+from pipelines.lib.warehouse.connection import connect
 from pipelines.lib.warehouse.raw_schema import ensure_raw_tables
-from pipelines.lib.warehouse.warehouse import connect
 from sources.common.http import FetchError, HttpClient
 from sources.prices.aws import price_list, spot, spot_advisor
 from sources.prices.offers import LayoutChanged, Payload

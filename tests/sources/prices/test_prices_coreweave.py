@@ -11,7 +11,7 @@ import pytest
 
 from pipelines.lib.prices.market_prices import refresh_price_feed
 from pipelines.lib.settings import FinopsHome
-from pipelines.lib.warehouse.warehouse import connect
+from pipelines.lib.warehouse.connection import connect
 from sources.common.http import FetchError, HttpClient
 from sources.prices import coreweave
 from sources.prices.offers import LayoutChanged, PayloadStore

@@ -14,7 +14,7 @@ from pipelines.lib.catalog.telemetry import HOST_MAP_SOURCE, NVIDIA_SMI_SAMPLES,
 from pipelines.lib.ingest.landing import register
 from pipelines.lib.ingest.telemetry import ingest_host_maps, ingest_nvidia_smi_logs
 from pipelines.lib.settings import FinopsHome
-from pipelines.lib.warehouse.warehouse import connect
+from pipelines.lib.warehouse.connection import connect
 from sources.common.errors import RejectedInput
 from sources.telemetry.host_map import read_host_map
 from sources.telemetry.nvidia_smi import host_of, read_nvidia_smi_log

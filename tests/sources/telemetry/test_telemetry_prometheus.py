@@ -17,7 +17,7 @@ from pipelines.defs.telemetry.assets import prometheus_gpu_samples
 from pipelines.lib.catalog.telemetry import PROMETHEUS_SAMPLES
 from pipelines.lib.ingest.telemetry import fetch_prometheus_days, payload_file_name, prometheus_payloads
 from pipelines.lib.settings import FinopsHome
-from pipelines.lib.warehouse.warehouse import connect
+from pipelines.lib.warehouse.connection import connect
 from sources.common.http import HttpClient
 from sources.telemetry import prometheus
 from sources.telemetry.prometheus import PrometheusClient, PrometheusError, split_windows

@@ -14,14 +14,12 @@ results, and can still reject it: raising discards the staged files and rolls th
 from __future__ import annotations
 
 import json
-import re
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
-from pathlib import Path
 from typing import Any
 
 import duckdb
@@ -29,36 +27,19 @@ import polars as pl
 
 from pipelines.lib.catalog.tables import RawTable, ReferenceTable
 from pipelines.lib.foundation.failpoints import pause_if_requested
-from pipelines.lib.settings import FinopsHome, duckdb_memory_limit
 from pipelines.lib.warehouse.lake import (
-    LOAD_FILE,
     SCHEMA_FILE,
     Lake,
     Staging,
-    ensure_schema_file,
-    ensure_view,
     files_view_sql,
     folder_name,
-    is_table,
-    lake_of,
     partitions_of,
-    publish,
-    recover,
     sql_text,
-    stage_withdrawal,
-    unpublished_loads,
-    warehouse_path,
     write_parquet,
 )
+from pipelines.lib.warehouse.tables import AUDIT_COLUMNS, MONEY_SQL_TYPE, ensure_tables, lake_columns
 from sources.common.delivery import TypedQuery
 from sources.common.sql import quote_identifier
-from sources.common.types import DECIMAL_PRECISION, DECIMAL_SCALE, sql_type
-
-MONEY_SQL_TYPE = f"DECIMAL({DECIMAL_PRECISION}, {DECIMAL_SCALE})"
-
-
-class WarehouseBusy(RuntimeError):
-    """Another process holds the DuckDB file's write lock (DuckDB allows one writer process)."""
 
 
 @dataclass(frozen=True)
@@ -71,272 +52,6 @@ class LoadOutcome:
     billing_periods: list[str]
     totals: dict[str, dict[str, str]]
     """Per currency: billed and effective cost as decimal strings."""
-
-
-@contextmanager
-def connect(
-    path: Path, *, read_only: bool = False, config: dict[str, Any] | None = None
-) -> Iterator[duckdb.DuckDBPyConnection]:
-    """A connection that is always closed: DuckDB allows one writer process at a time."""
-    if read_only and not path.exists():
-        raise FileNotFoundError(f"no warehouse at {path}: run `gpu-finops demo` or `gpu-finops ingest PATH` first")
-    try:
-        con = duckdb.connect(
-            str(path), read_only=read_only, config={"memory_limit": duckdb_memory_limit(), **(config or {})}
-        )
-    except duckdb.IOException as exc:
-        if "lock" not in str(exc).lower():
-            raise
-        raise WarehouseBusy(
-            f"the warehouse {path} is locked by another process (DuckDB allows one writer at a time): "
-            f"{str(exc).strip().splitlines()[0]}. Wait for that run to finish and try again; in Dagster, "
-            "writers queue in the duckdb_writer concurrency pool."
-        ) from exc
-    try:
-        # DuckDB draws a progress bar on the terminal itself for a query over 2 s, past the CLI's quiet output.
-        con.execute("SET enable_progress_bar = false")
-        yield con
-    finally:
-        con.close()
-
-
-class QueryRefused(ValueError):
-    """What the SQL surface does not run: it reads the warehouse and nothing else."""
-
-
-NO_EXTENSIONS = {
-    "autoinstall_known_extensions": False,
-    "autoload_known_extensions": False,
-    "allow_community_extensions": False,
-}
-"""A query connection uses the extensions built into DuckDB (parquet, json, icu) and installs or loads no other."""
-
-_EXPLAINED = re.compile(r"\s*explain\s+(?:analy[sz]e\s+|\([^)]*\)\s*)?", re.IGNORECASE)
-
-
-@contextmanager
-def query_connection(home: FinopsHome) -> Iterator[duckdb.DuckDBPyConnection]:
-    """A read-only connection for SQL a user wrote (`gpu-finops sql`): it reads the warehouse and nothing else.
-
-    DuckDB's external access is off except for the folders the warehouse's views read (the lake; Spark's tables
-    on FINOPS_ENGINE=spark), no extension is installed or loaded, and the configuration is locked, so no statement
-    turns any of it back on. Run statements through `run_query`: DuckDB lets a query write where it may read (a
-    COPY TO into the lake). The settings hold for the database instance, which DuckDB shares between the
-    connections of one process to one file: open no other connection to the warehouse while this one is open.
-    """
-    with connect(home.warehouse, read_only=True, config=NO_EXTENSIONS) as con:
-        readable = [f"{folder}/" for folder in (lake_of(con).root, home.spark_warehouse)]
-        # In this order: DuckDB takes allowed_directories only while external access is on, and nothing after the lock.
-        con.execute("SET allowed_directories = ?", [readable])
-        con.execute("SET enable_external_access = false")
-        con.execute("SET lock_configuration = true")
-        yield con
-
-
-def run_query(con: duckdb.DuckDBPyConnection, sql: str) -> duckdb.DuckDBPyConnection:
-    """`sql` on a `query_connection` if every statement in it is a query; the result of the last.
-
-    Raises QueryRefused for any other statement (COPY, ATTACH, INSTALL, SET, CREATE…, and an EXPLAIN ANALYZE of
-    one, which runs it) and for a file the connection may not read.
-    """
-    for statement in con.extract_statements(sql):
-        if refused := _refused_statement(con, statement):
-            raise QueryRefused(
-                f"the SQL surface reads the warehouse only: {refused} statements are refused; run a query (SELECT, "
-                "WITH, FROM, VALUES, DESCRIBE, SHOW, SUMMARIZE, or EXPLAIN of one)"
-            )
-    try:
-        return con.execute(sql)
-    except duckdb.PermissionException as exc:
-        raise QueryRefused(
-            f"the SQL surface reads the warehouse only (its tables and the lake's files under {lake_of(con).root}): "
-            f"{exc}"
-        ) from exc
-
-
-def _refused_statement(con: duckdb.DuckDBPyConnection, statement: Any) -> str | None:
-    """None for a SELECT (DuckDB parses DESCRIBE, SHOW, SUMMARIZE as one) or an EXPLAIN of one; otherwise what the
-    statement is, e.g. `COPY`. EXPLAIN ANALYZE runs what it explains, so that is checked too."""
-    if statement.type == duckdb.StatementType.SELECT:
-        return None
-    word = re.match(r"\s*([A-Za-z]+)", statement.query)
-    kind = word[1].upper() if word else statement.type.name
-    explained = _EXPLAINED.match(statement.query) if statement.type == duckdb.StatementType.EXPLAIN else None
-    if explained is None:
-        return kind
-    try:
-        inner = con.extract_statements(statement.query[explained.end() :])
-    except duckdb.ParserException:
-        return kind
-    if len(inner) != 1:
-        return kind
-    refused = _refused_statement(con, inner[0])
-    return f"{kind} of {refused}" if refused else None
-
-
-AUDIT_COLUMNS: dict[str, dict[str, str]] = {
-    "audit.loads": {
-        "load_id": "VARCHAR",
-        "source": "VARCHAR",
-        "raw_table": "VARCHAR",
-        "delivery": "VARCHAR",
-        "sha256": "VARCHAR",
-        "row_count": "BIGINT",
-        "replaced_row_count": "BIGINT",
-        "billing_periods": "VARCHAR",
-        "cost_totals": "VARCHAR",
-        "format_version": "VARCHAR",
-        "loaded_at": "TIMESTAMP",
-        "replaced_load_ids": "VARCHAR",
-    },
-    "audit.restatements": {
-        "load_id": "VARCHAR",
-        "raw_table": "VARCHAR",
-        "billing_account_id": "VARCHAR",
-        "billing_period_start": "TIMESTAMP",
-        "billing_currency": "VARCHAR",
-        "replaced_load_ids": "VARCHAR",
-        "rows_before": "BIGINT",
-        "billed_cost_before": MONEY_SQL_TYPE,
-        "effective_cost_before": MONEY_SQL_TYPE,
-        "rows_after": "BIGINT",
-        "billed_cost_after": MONEY_SQL_TYPE,
-        "effective_cost_after": MONEY_SQL_TYPE,
-        "restated_at": "TIMESTAMP",
-    },
-    "audit.load_totals": {
-        "load_id": "VARCHAR",
-        "billing_account_id": "VARCHAR",
-        "billing_period_start": "TIMESTAMP",
-        "billing_currency": "VARCHAR",
-        "row_count": "BIGINT",
-        "billed_cost": MONEY_SQL_TYPE,
-        "effective_cost": MONEY_SQL_TYPE,
-    },
-    "audit.withheld_loads": {
-        "load_id": "VARCHAR",
-        "source": "VARCHAR",
-        "delivery": "VARCHAR",
-        "model": "VARCHAR",
-        "test": "VARCHAR",
-        "rule": "VARCHAR",
-        "failing_rows": "BIGINT",
-        "example_file": "VARCHAR",
-        "example_row": "BIGINT",
-        "example_column": "VARCHAR",
-        "message": "VARCHAR",
-        "withheld_at": "TIMESTAMP",
-    },
-}
-"""The lake's audit records, append-only: one file per load and table (a load's status is derived, see
-`_loads_view_sql`)."""
-
-
-def lake_columns(table: RawTable | ReferenceTable) -> dict[str, str]:
-    """Every column of a raw table's files with its SQL type, the loader's two included."""
-    return {name: sql_type(dtype) for name, dtype in table.columns.items()} | {
-        "_load_id": "VARCHAR",
-        "_ingested_at": "TIMESTAMP",
-    }
-
-
-def _loads_view_sql(lake: Lake) -> str:
-    """audit.loads: the append-only records, with `status` and `superseded_by` derived from the lake.
-
-    A load with rows is `superseded` once no data file of it is left (restatements replaced every key it
-    carried); `superseded_by` is the latest load that replaced rows of it. A load the models refused is
-    `withheld` (audit.withheld_loads says why): its rows left raw, and what it had replaced came back.
-    """
-    records = files_view_sql(lake.files_glob("audit.loads"))
-    withheld = files_view_sql(lake.files_glob("audit.withheld_loads"))
-    every_raw_file = sql_text(f"{lake.root}/raw/*/**/*.parquet")
-    current = f"SELECT DISTINCT regexp_extract(file, {sql_text(LOAD_FILE)}, 1) AS load_id FROM glob({every_raw_file})"
-    return f"""WITH records AS ({records}),
-current_loads AS ({current}),
-withheld AS ({withheld}),
-replacing AS (
-    SELECT unnest(string_split(replaced_load_ids, ',')) AS replaced_id, load_id AS by_load, loaded_at
-    FROM records WHERE replaced_load_ids <> '' AND load_id NOT IN (SELECT load_id FROM withheld)
-),
-derived AS (
-    SELECT r.*, CASE WHEN r.load_id IN (SELECT load_id FROM withheld) THEN 'withheld'
-                     WHEN r.row_count > 0 AND r.load_id NOT IN (SELECT load_id FROM current_loads)
-                     THEN 'superseded' ELSE 'loaded' END AS status
-    FROM records AS r
-)
-SELECT d.load_id, d.source, d.raw_table, d.delivery, d.sha256, d.status, d.row_count, d.replaced_row_count,
-       d.billing_periods, d.cost_totals, d.format_version, d.loaded_at,
-       CASE WHEN d.status = 'superseded'
-            THEN (SELECT arg_max(x.by_load, x.loaded_at) FROM replacing AS x WHERE x.replaced_id = d.load_id)
-       END AS superseded_by
-FROM derived AS d"""
-
-
-_READY: set[tuple[str, str, str, tuple[tuple[str, str], ...]]] = set()
-"""(warehouse file, lake, table, columns) whose schema file and view this process has checked: once per
-process, since catalog lookups cost milliseconds each and every writer step calls `ensure_tables`."""
-
-
-def ensure_tables(con: duckdb.DuckDBPyConnection, table: RawTable | ReferenceTable) -> Lake:
-    """The table's and the audit tables' schema files in the lake and their views in DuckDB; recovers first.
-
-    Recovery (finishing or discarding a load a crash interrupted) runs here because every writer calls this
-    before it loads or builds.
-    """
-    lake = lake_of(con)
-    recover(con, lake)
-    warehouse = warehouse_path(con)
-    # audit.loads last: its view reads the other audit tables' files (audit.withheld_loads).
-    audit_tables = sorted(AUDIT_COLUMNS.items(), key=lambda item: item[0] == "audit.loads")
-    for name, columns in ((table.name, lake_columns(table)), *audit_tables):
-        ready = (warehouse or "", str(lake.root), name, tuple(columns.items()))
-        if warehouse and ready in _READY:
-            continue
-        if is_table(con, name):
-            if name == table.name:
-                _move_raw_table_to_lake(con, lake, table)
-            else:
-                _move_audit_table_to_lake(con, lake, name, columns)
-        ensure_schema_file(con, lake, name, columns)
-        ensure_view(
-            con, name, _loads_view_sql(lake) if name == "audit.loads" else files_view_sql(lake.files_glob(name))
-        )
-        _READY.add(ready)
-    return lake
-
-
-def _move_raw_table_to_lake(con: duckdb.DuckDBPyConnection, lake: Lake, table: RawTable | ReferenceTable) -> None:
-    """A raw table of a warehouse from before the lake, written to the lake's layout (a file per partition and
-    load) and dropped; a crash midway rewrites the same files on the next start."""
-    by = table.restatement_key if isinstance(table, RawTable) else table.partition_columns
-    match = " AND ".join(f"{quote_identifier(c)} IS NOT DISTINCT FROM ?" for c in by)
-    selected = ", ".join(
-        f"CAST({quote_identifier(n)} AS {t}) AS {quote_identifier(n)}" for n, t in lake_columns(table).items()
-    )
-    groups = con.execute(f"SELECT DISTINCT {', '.join(quote_identifier(c) for c in by)}, _load_id FROM {table.name}")
-    for *values, load_id in groups.fetchall():
-        folder = lake.folder(table.name).joinpath(*(folder_name(value) for value in values))
-        write_parquet(
-            con,
-            f"SELECT {selected} FROM {table.name} WHERE {match} AND _load_id = ?",
-            folder / f"{load_id}.parquet",
-            [*values, load_id],
-        )
-    con.execute(f"DROP TABLE {table.name}")
-
-
-def _move_audit_table_to_lake(con: duckdb.DuckDBPyConnection, lake: Lake, name: str, columns: dict[str, str]) -> None:
-    """An audit table from before the lake as one file of records; audit.loads' `superseded_by` becomes the
-    superseding load's `replaced_load_ids`, from which the view derives both again."""
-    stored = {n: f"CAST({quote_identifier(n)} AS {t}) AS {quote_identifier(n)}" for n, t in columns.items()}
-    if name == "audit.loads":
-        stored["replaced_load_ids"] = (
-            "coalesce((SELECT string_agg(o.load_id, ',' ORDER BY o.load_id) FROM audit.loads AS o "
-            "WHERE o.superseded_by = l.load_id), '') AS replaced_load_ids"
-        )
-    selected = ", ".join(stored.values())
-    write_parquet(con, f"SELECT {selected} FROM {name} AS l", lake.folder(name) / "before-the-lake.parquet")
-    con.execute(f"DROP TABLE {name}")
 
 
 def find_load(con: duckdb.DuckDBPyConnection, source: str, sha256: str) -> str | None:
@@ -591,40 +306,6 @@ def _outcome_of(con: duckdb.DuckDBPyConnection, load_id: str, *, status: str) ->
         billing_periods=_billing_periods(con, "SELECT * FROM audit.load_totals WHERE load_id = ?", [load_id]),
         totals=_totals(con, "SELECT * FROM audit.load_totals WHERE load_id = ?", [load_id]),
     )
-
-
-def withhold_load(con: duckdb.DuckDBPyConnection, load_id: str, why: dict[str, Any]) -> None:
-    """Take an unpublished billing load back out of raw, restoring what it replaced, and record why (`why`: the
-    columns of audit.withheld_loads the caller knows, model, rule, first failing row, message), in one commit."""
-    lake = lake_of(con)
-    source, delivery = con.execute("SELECT source, delivery FROM audit.loads WHERE load_id = ?", [load_id]).fetchone()
-    staging = stage_withdrawal(lake, load_id)
-    columns = AUDIT_COLUMNS["audit.withheld_loads"]
-    recorded = {"load_id": load_id, "source": source, "delivery": delivery, "withheld_at": _now_utc()} | {
-        name: value for name, value in why.items() if name not in ("load_id", "source", "delivery", "withheld_at")
-    }
-    values = [recorded.get(name) for name in columns]
-    selected = ", ".join(f"?::{sql_type} AS {quote_identifier(name)}" for name, sql_type in columns.items())
-    try:
-        write_parquet(con, f"SELECT {selected}", staging.file(f"audit/withheld_loads/{load_id}.parquet"), values)
-    except BaseException:
-        staging.abandon()
-        raise
-    staging.commit()
-
-
-def unpublished_load_ids(con: duckdb.DuckDBPyConnection) -> list[str]:
-    """Billing loads in raw that no successful model build has accepted yet (the ones a build may withhold)."""
-    return unpublished_loads(lake_of(con))
-
-
-def _now_utc() -> datetime:
-    return datetime.now(UTC).replace(tzinfo=None)
-
-
-def publish_loads(con: duckdb.DuckDBPyConnection, load_ids: Sequence[str]) -> None:
-    """The models accepted these loads: they can no longer be withheld."""
-    publish(lake_of(con), load_ids)
 
 
 def audit_mismatches(con: duckdb.DuckDBPyConnection, table: RawTable) -> tuple[list[str], list[tuple]]:

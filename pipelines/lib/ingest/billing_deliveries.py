@@ -16,9 +16,11 @@ import duckdb
 
 from pipelines.lib.foundation.failpoints import pause_if_requested
 from pipelines.lib.ingest.landing import pending_deliveries, quarantine
-from pipelines.lib.quality.quality import QualityGate, QualityReport
+from pipelines.lib.quality.gate import QualityGate
+from pipelines.lib.quality.results import QualityReport
 from pipelines.lib.settings import FinopsHome
-from pipelines.lib.warehouse.warehouse import ensure_tables, find_load, load_delivery
+from pipelines.lib.warehouse.loads import find_load, load_delivery
+from pipelines.lib.warehouse.tables import ensure_tables
 from sources.common.delivery import Delivery
 from sources.common.errors import RejectedInput
 

@@ -18,7 +18,7 @@ import duckdb
 
 from pipelines.lib.ingest.landing import pending_deliveries
 from pipelines.lib.settings import FinopsHome
-from pipelines.lib.warehouse.warehouse import connect
+from pipelines.lib.warehouse.connection import connect
 from sources.common.delivery import Delivery
 from sources.common.errors import RejectedInput
 

@@ -40,7 +40,7 @@ demo: install  ## generate sample data, materialize everything, build docs, prin
 chromium:  ## install Debian's chromium for the headless-browser tests when it is missing (needs root)
 	@test -x $(CHROMIUM) || (apt-get update && apt-get install -y --no-install-recommends chromium)
 
-# The test tiers (README "Tests"): `make test` is the fast feedback loop and skips the tests marked `slow` (the demo
+# The test tiers (docs/development.md "Tests"): `make test` is the fast feedback loop and skips the tests marked `slow` (the demo
 # organisation, the kill-at-every-phase chain, the benchmark smoke run); `make test-slow` runs only those; `make
 # test-all` runs every test in one session (what CI runs): the two workers balance the few long slow tests against
 # the many fast ones, which two sessions one after the other cannot (the slow session alone took 34 min, busy machine).
@@ -90,7 +90,7 @@ ui: install  ## the Dagster UI (and its schedule and sensor daemon) on http://lo
 
 dev: ui
 
-# Production (README "Running it every day in production"): the daemon, which fires schedules and sensors and starts
+# Production (docs/operations.md "Running it every day in production"): the daemon, which fires schedules and sensors and starts
 # queued runs, and the webserver, as two processes on one instance; stopping the webserver (Ctrl-C, SIGTERM) stops
 # the daemon too. A service manager runs them as two units instead (docs/operations.md).
 serve: install  ## production: dagster-daemon and dagster-webserver on FINOPS_HOME's instance (DAGSTER_UI_HOST/PORT)

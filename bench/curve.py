@@ -1,7 +1,7 @@
 """The scaling curve of `make bench`: wall time and peak memory of each phase against N, with DuckDB's own load beside.
 
-Drawn from the benchmark's JSON (docs/benchmarks.json), never from a separate measurement, so the picture in the
-README and the tables in docs/benchmarks.md always show the same run. `python -m bench.curve` redraws it;
+Drawn from the benchmark's JSON (docs/benchmarks.json), never from a separate measurement, so the picture in
+docs/scaling.md and the tables in docs/benchmarks.md always show the same run. `python -m bench.curve` redraws it;
 `bench.run` redraws it after every size it finishes.
 """
 

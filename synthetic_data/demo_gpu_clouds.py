@@ -6,9 +6,10 @@ to `unit_price × usage_hours` exactly to the cent (sessions are billed in quart
 are multiples of 4 cents), `tags` a JSON object. Lambda runs 8×H100 nodes on demand; RunPod runs
 community-cloud 2×A100 80GB pods on spot and one on-demand pod.
 
-The last billing month carries the events the anomaly mart must find (`DEMO_EVENTS`, README "Demo
-events"), each on a fixed day of that month: a forgotten on-demand 8×H100 node, the spot fleet
-falling back to on-demand, a unit price change and a reservation expiring.
+The last billing month carries the events the anomaly mart must find (`DEMO_EVENTS`,
+docs/spend-anomalies-and-forecast.md "Demo events"), each on a fixed day of that month: a forgotten
+on-demand 8×H100 node, the spot fleet falling back to on-demand, a unit price change and a reservation
+expiring.
 
 The owned servers are an inventory CSV: two 8×H100 servers bought in August 2026, in EUR. Their
 daily cost is computed downstream (dbt); the prices here are chosen so every daily component is an

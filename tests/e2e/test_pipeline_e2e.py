@@ -359,8 +359,9 @@ def test_demo_gpu_effective_cost_per_team_matches(demo: tuple[Path, dict]):
         found[(group_of(source), period.isoformat(), currency, team)] += cost
     assert {key: cost for key, cost in found.items() if cost} == {key: cost for key, cost in wanted.items() if cost}
 
-    # README "Demo events": each event is flagged on its first day with its cause and its fleet as first driver, and
-    # nothing else is flagged; the platform team alone is projected over its October budget (the forgotten node).
+    # The demo events (docs/spend-anomalies-and-forecast.md): each event is flagged on its first day with its cause
+    # and its fleet as first driver, and nothing else is flagged; the platform team alone is projected over its
+    # October budget (the forgotten node).
     event_month = date.fromisoformat(expected["onprem_costs_through"]).replace(day=1)
     flagged = query(
         home,
@@ -460,7 +461,7 @@ def test_demo_gpu_utilization_matches_the_telemetry_generators_ledger(demo: tupl
         # samples stand for whole steps inside the billed running time (the legacy CUR rounds hours to 10 decimals)
         assert observed <= provisioned + tolerance, row
         assert fallback == (row["gpu_model"] == "H100" or row["via"] == "nvidia_smi"), row
-    # The demo cluster (README "Kubernetes GPU chargeback"): each pod's GPU-hours are the ledger's, and the node's rows
+    # The demo cluster (docs/kubernetes-chargeback.md): each pod's GPU-hours are the ledger's, and the node's rows
     # add up to its GPU cost on the bill (its GPU cost lines summed here) to the cent; GPU 7, which no pod holds, is in
     # the unallocated GPU-hours (a full day: 192 billed, 137.5 held by pods, 54.5 unallocated)
     pods = json.loads(write_demo_telemetry(tmp_path / "pods", seed=7)["expected"].read_text())["pods"]

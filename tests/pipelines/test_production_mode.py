@@ -1,9 +1,9 @@
 """Production mode: the daily schedule runs unattended, its runs and checks kept in PostgreSQL.
 
 A real PostgreSQL server (Debian's `postgresql` binaries, a new cluster on a free port: tests/support/postgres.py)
-holds the Dagster instance's storage, chosen the documented way (DAGSTER_PG_* in the environment; README, "Running it
-every day in production"). `dagster-daemon run` alone does the work: its scheduler fires `daily_refresh_schedule`
-(FINOPS_DAILY_CRON set to a minute three minutes ahead: one tick), the run waits in the
+holds the Dagster instance's storage, chosen the documented way (DAGSTER_PG_* in the environment;
+docs/operations.md, "Running it every day in production"). `dagster-daemon run` alone does the work: its scheduler
+fires `daily_refresh_schedule` (FINOPS_DAILY_CRON set to a minute three minutes ahead: one tick), the run waits in the
 QueuedRunCoordinator's queue until the daemon launches it, and the run loads a small FOCUS delivery and builds every
 model. The test then reads PostgreSQL's own tables: the run, its queue events, and an evaluation of every asset
 check the daily job carries.

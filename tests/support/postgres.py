@@ -32,7 +32,7 @@ class Postgres:
     password: str
 
     def env(self) -> dict[str, str]:
-        """The variables dagster-postgres.yaml reads (README, 'Running it every day in production')."""
+        """The variables dagster-postgres.yaml reads (docs/operations.md 'Running it every day in production')."""
         return {
             "DAGSTER_PG_HOST": self.host,
             "DAGSTER_PG_PORT": str(self.port),

@@ -399,7 +399,7 @@ def test_gpu_cloud_usage_follows_the_csv_contract(demo: Path, expected: dict) ->
 
 
 def test_the_last_month_carries_the_documented_spend_events(demo: Path, expected: dict) -> None:
-    """README "Demo events": each event is in the usage files on its days and nowhere else."""
+    """The demo events (docs/spend-anomalies-and-forecast.md): each in the usage files on its days, nowhere else."""
     per_day: dict[tuple[str, str], dict[tuple[str, str], Decimal]] = defaultdict(lambda: defaultdict(Decimal))
     hours: dict[tuple[str, str], Decimal] = defaultdict(Decimal)
     for path in deliveries(expected, "gpu_cloud_usage"):

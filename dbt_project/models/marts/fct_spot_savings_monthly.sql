@@ -11,7 +11,7 @@
       macro spot_checkpoint_overhead at the reclaim rate of the instance's Spot Advisor band (AWS) or
       var spot_default_reclaim_pct, and a share var spot_fallback_share of hours still runs on-demand.
 
-    Amounts in the reporting currency. Assumptions are dbt vars with documented defaults (README).
+    Amounts in the reporting currency. Assumptions are dbt vars with documented defaults (dbt_project/README.md).
 
     A usage reversal (negative GPU-hours) nets with the month's usage of its kind (provider, GPU model, region,
     instance type, pricing category); a kind whose month nets to zero GPU-hours or below (a reversal of an earlier

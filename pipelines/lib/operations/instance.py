@@ -41,8 +41,8 @@ def instance_config(base: Path, postgres: Path, env: Mapping[str, str] = os.envi
     if missing:
         raise InstanceConfigError(
             f"DAGSTER_PG_HOST is set, so the Dagster instance keeps its runs in PostgreSQL, but {', '.join(missing)} "
-            f"{'is' if len(missing) == 1 else 'are'} not: set {', '.join(POSTGRES_ENV)} (README, 'Running it every "
-            "day in production'), or unset DAGSTER_PG_HOST for the embedded SQLite storage."
+            f"{'is' if len(missing) == 1 else 'are'} not: set {', '.join(POSTGRES_ENV)} (docs/operations.md, "
+            "'Running it every day in production'), or unset DAGSTER_PG_HOST for the embedded SQLite storage."
         )
     config = yaml.safe_load(base.read_text())
     config["storage"] = yaml.safe_load(postgres.read_text())["storage"]

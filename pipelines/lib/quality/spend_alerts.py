@@ -1,5 +1,5 @@
 """What the spend alert checks report: new GPU spend anomalies with their drivers, projected budget overruns, and the
-optional webhook that carries them (README "Spend anomalies").
+optional webhook that carries them (docs/spend-anomalies-and-forecast.md "Spend anomalies").
 
 Kept apart from Dagster so the CLI and tests read the same rows. The webhook URL comes from the environment only
 (`GPU_FINOPS_ALERT_WEBHOOK_URL`); chat webhooks carry their token in the path, so the whole URL is a secret of the

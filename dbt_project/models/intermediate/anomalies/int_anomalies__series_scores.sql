@@ -1,5 +1,5 @@
 {#-
-    Every day of every GPU spend series scored against its weekday-aware baseline (README "Spend anomalies").
+    Every day of every GPU spend series scored against its weekday-aware baseline (docs/spend-anomalies-and-forecast.md "Spend anomalies").
     A series is provider × GPU model × team × billing currency (grain provider_gpu_team) or all GPU spend in a
     billing currency (grain total). Days without spend count as 0 from the warehouse's first charge day on, so
     a new series and a vanished one are seen. The expected cost is the median of the same weekday over the

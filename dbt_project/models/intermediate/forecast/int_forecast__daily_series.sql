@@ -1,5 +1,5 @@
 {#-
-    Every day of every GPU spend series with what a month-end forecast made that evening would say (README "Forecast
+    Every day of every GPU spend series with what a month-end forecast made that evening would say (docs/spend-anomalies-and-forecast.md "Forecast
     and budgets"): month-to-date effective cost, the run rate (mean daily cost of the last `forecast_run_rate_days`
     days, days without spend counted as 0, the previous month's days included early in a month) and its range (the
     cheapest and dearest of those days), projected over the days left in the month. Series: provider × team ×

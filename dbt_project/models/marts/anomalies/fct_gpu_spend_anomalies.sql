@@ -2,7 +2,7 @@
     GPU spend anomalies: every day of every series (provider × GPU model × team × billing currency, and each
     currency's total) with its actual and expected effective cost, deviation, score and flag
     (int_anomalies__series_scores), and for a flagged day its cause class and drivers (the first driver's cause,
-    fct_gpu_spend_anomaly_drivers). Method and dbt vars: README "Spend anomalies".
+    fct_gpu_spend_anomaly_drivers). Method and dbt vars: docs/spend-anomalies-and-forecast.md "Spend anomalies".
 -#}
 
 with

@@ -2,7 +2,7 @@
     What moved each flagged GPU spend anomaly (int_anomalies__series_scores, is_anomaly): per anomaly, the
     resources whose effective cost changed most in the anomaly's direction against their own baseline (the
     median of the same weekday over the same weeks as the series), each with a cause class computed from the
-    resource's own history over the baseline weeks (README "Spend anomalies"). The largest changes are kept until
+    resource's own history over the baseline weeks (docs/spend-anomalies-and-forecast.md "Spend anomalies"). The largest changes are kept until
     they explain `anomaly_driver_share` of the resources' change, at most `anomaly_max_drivers`, and always the
     first.
 -#}

@@ -2,7 +2,7 @@
     Month-end GPU spend forecast and budget status: per billing month and series (provider × team × currency, each
     team, each provider), the forecast as of the month's latest day in the warehouse (int_forecast__daily_series), and
     where a budget covers the series (int_forecast__budgets: scope team or provider, same month and currency) the
-    share used, projected overrun and the day the budget runs out at the current burn rate. README "Forecast and
+    share used, projected overrun and the day the budget runs out at the current burn rate. docs/spend-anomalies-and-forecast.md "Forecast and
     budgets".
 -#}
 

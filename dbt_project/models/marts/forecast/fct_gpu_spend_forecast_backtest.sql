@@ -1,7 +1,7 @@
 {#-
     How good the month-end forecast is: the method of fct_gpu_spend_forecast replayed as of each day of
     `forecast_backtest_days` (default the 10th and 20th) of every month the warehouse holds whole, against what the
-    month then cost. README "Forecast and budgets" publishes the demo's error.
+    month then cost. docs/spend-anomalies-and-forecast.md "Forecast and budgets" publishes the demo's error.
 -#}
 
 {%- set month_series = ['grain', 'provider_name', 'team', 'billing_currency', 'billing_month'] %}

@@ -65,7 +65,7 @@ def section(con: duckdb.DuckDBPyConnection) -> Section:
             "day": row["charge_date"].isoformat(),
             "currency": row["billing_currency"],
             "amount": coordinate(row["day_total"]),
-            "series": series_name(row),
+            "series": _series_name(row),
             "deviation": money(row["cost_deviation"], row["billing_currency"]),
             "cause": row["cause_class"],
             "kind": "anomaly",
@@ -120,7 +120,7 @@ def section(con: duckdb.DuckDBPyConnection) -> Section:
     rows = [
         [
             Cell(row["charge_date"].isoformat()),
-            Cell(series_name(row)),
+            Cell(_series_name(row)),
             Cell(row["direction"]),
             money_cell(row["cost_deviation"], row["billing_currency"]),
             Cell(f"{row['driver_rank']}. {row['resource']}"),
@@ -137,7 +137,7 @@ def section(con: duckdb.DuckDBPyConnection) -> Section:
     return HEADING.drawn(chart, table)
 
 
-def series_name(row: dict[str, Any]) -> str:
+def _series_name(row: dict[str, Any]) -> str:
     if row["grain"] == "total":
         return f"all GPU spend in {row['billing_currency']}"
     return f"{row['provider_name']} · {row['gpu_model']} · {row['team']}"

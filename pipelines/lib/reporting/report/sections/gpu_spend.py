@@ -30,7 +30,7 @@ def section(con: duckdb.DuckDBPyConnection) -> Section:
         return no_data(HEADING)
     currency = reporting_currency(con, "rpt_gpu_spend_weekly")
     charts = [
-        weekly_bars(
+        _weekly_bars(
             query(
                 con,
                 """
@@ -80,7 +80,7 @@ def section(con: duckdb.DuckDBPyConnection) -> Section:
     return HEADING.drawn(chart, table)
 
 
-def weekly_bars(rows: list[dict[str, Any]], legend: str, currency: str) -> alt.Chart:
+def _weekly_bars(rows: list[dict[str, Any]], legend: str, currency: str) -> alt.Chart:
     phrase = "provider" if legend == "Provider" else legend
     values = [
         {

@@ -4,9 +4,10 @@ from pathlib import Path
 
 import dagster as dg
 
+from pipelines.lib.operations.instance import install_instance_config_into
 from pipelines.lib.settings import finops_home
 
-finops_home().ensure()
+install_instance_config_into(finops_home())
 
 
 @dg.definitions

@@ -28,6 +28,7 @@ from pipelines.cli.report import report as report_command
 from pipelines.cli.sql import sql as sql_command
 from pipelines.lib.catalog.billing import SOURCES_BY_NAME
 from pipelines.lib.operations import signals
+from pipelines.lib.operations.instance import install_instance_config_into
 from pipelines.lib.settings import FinopsHome, finops_home
 from pipelines.lib.warehouse.connection import WarehouseBusy
 
@@ -41,7 +42,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     # Line by line also into a pipe (CI, cron), so each phase shows when it is done, not at exit.
     if hasattr(sys.stdout, "reconfigure"):
         sys.stdout.reconfigure(line_buffering=True)
-    home = finops_home().ensure()
+    home = finops_home()
+    install_instance_config_into(home)
     command = _command_name(args)
     if command in LOGGED_COMMANDS:
         console.start(home.logs, command, verbose=args.verbose)

@@ -81,14 +81,14 @@ class FinopsHome:
     def landing_for(self, source: str) -> Path:
         return self.landing / source
 
-    def ensure(self) -> FinopsHome:
-        """Create the folders and install the project's dagster.yaml into the Dagster instance (with PostgreSQL
-        storage when DAGSTER_PG_HOST is set: pipelines/lib/operations/instance.py)."""
-        from pipelines.lib.operations.instance import install_instance_config
+    def create_folders(self) -> FinopsHome:
+        """Create the folders the pipeline writes into (landing, quarantine, exports, docs, the Dagster instance's).
 
+        The instance's dagster.yaml is installed apart, by the processes that start Dagster
+        (pipelines/lib/operations/instance.py: `install_instance_config_into`).
+        """
         for folder in (self.landing, self.quarantine, self.exports, self.docs, self.dagster_home):
             folder.mkdir(parents=True, exist_ok=True)
-        install_instance_config(self.dagster_home, DAGSTER_YAML, DAGSTER_POSTGRES_YAML)
         return self
 
 

@@ -93,7 +93,7 @@ def _as_dict(result: list[tuple]) -> dict[str, Decimal]:
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> FinopsHome:
     tmp_path = tmp_path_factory.mktemp("conformance")
-    home = FinopsHome(tmp_path / "home").ensure()
+    home = FinopsHome(tmp_path / "home").create_folders()
     for case in BUILT:
         register(home, case.source, case.path)
     for path in AWS_LEGACY_CUR:

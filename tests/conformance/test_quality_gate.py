@@ -20,7 +20,7 @@ from tests.support.warehouse_helpers import query
 
 @pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])
 def test_each_delivery_loads_with_exactly_its_warnings(tmp_path: Path, case: Case):
-    home = FinopsHome(tmp_path / "home").ensure()
+    home = FinopsHome(tmp_path / "home").create_folders()
     delivery = register(home, case.source, case.path)
     with connect(home.warehouse) as con:
         (result,) = ingest_landing_zone(home, con, SOURCES_BY_NAME[case.source], log=logging.getLogger("test"))

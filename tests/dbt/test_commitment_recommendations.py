@@ -190,7 +190,7 @@ def cents(amount: Decimal) -> Decimal:
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> FinopsHome:
     tmp_path = tmp_path_factory.mktemp("commitments")
-    home = FinopsHome(tmp_path / "home").ensure()
+    home = FinopsHome(tmp_path / "home").create_folders()
     register(home, "focus", write_csv(tmp_path / "gcp-focus-2026-09.csv", bill()))
     with connect(home.warehouse) as con:
         ensure_raw_tables(con)

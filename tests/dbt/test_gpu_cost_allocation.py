@@ -84,7 +84,7 @@ def held_gpu_hours(recording: dict) -> dict[tuple[str, str], Decimal]:
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> FinopsHome:
     tmp_path = tmp_path_factory.mktemp("allocation")
-    home = FinopsHome(tmp_path / "home").ensure()
+    home = FinopsHome(tmp_path / "home").create_folders()
     with (tmp_path / "k8s-bill.csv").open("w", newline="", encoding="utf-8") as handle:
         writer = csv.DictWriter(handle, COLUMNS, lineterminator="\n")
         writer.writeheader()

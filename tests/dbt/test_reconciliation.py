@@ -45,7 +45,7 @@ def dbt(home: FinopsHome, tmp_path: Path, *args: str) -> subprocess.CompletedPro
 
 @pytest.mark.e2e
 def test_reconciliation_per_period_and_invoice_and_a_difference_fails_the_run(tmp_path: Path):
-    home = FinopsHome(tmp_path / "home").ensure()
+    home = FinopsHome(tmp_path / "home").create_folders()
     rows = focus_rows(
         {"InvoiceId": "INV-1", "BilledCost": "10.5", "EffectiveCost": "10.5"},
         {"InvoiceId": "INV-1", "BilledCost": "0.25", "EffectiveCost": "0.2"},

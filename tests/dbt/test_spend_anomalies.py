@@ -137,7 +137,7 @@ def expected_deviation(costs: dict[tuple[str, date], Decimal], names: list[str],
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[FinopsHome, dict]:
     tmp_path = tmp_path_factory.mktemp("anomalies")
-    home = FinopsHome(tmp_path / "home").ensure()
+    home = FinopsHome(tmp_path / "home").create_folders()
     costs = write_usage(tmp_path / "lambda-usage.csv")
     register(home, "gpu_cloud_usage", tmp_path / "lambda-usage.csv")
     with connect(home.warehouse) as con:

@@ -62,7 +62,7 @@ def test_a_command_on_a_missing_warehouse_names_the_command_to_run_first(tmp_pat
 
 
 def test_sql_writes_booleans_as_duckdb_and_postgresql_do(tmp_path: Path):
-    home = FinopsHome(tmp_path / "home").ensure()
+    home = FinopsHome(tmp_path / "home").create_folders()
     duckdb.connect(str(home.warehouse)).close()
     query = "select true as covered, false as spot, null::boolean as unknown"
     csv_out = run_cli(home.root, "sql", query, "--format", "csv")

@@ -58,6 +58,7 @@ from tests.support.warehouse_helpers import add_lake_rows, query, rewrite_lake_f
 log = logging.getLogger(__name__)
 SUBJECTS = {subject.name: subject for subject in CATALOGUE}
 LAMBDA = FEEDS_BY_NAME["lambda"]
+LAMBDA_ENTRY = SUBJECTS["prices/lambda"]
 
 
 @pytest.fixture
@@ -192,7 +193,7 @@ def test_bad_price_capture_blocks_downstream_of_its_partition_and_is_recorded(ho
     # A negative GPU count (the parser takes specs.gpus as given) and a capture made three days after its day.
     _store_lambda_capture(home, bad, observed_at=datetime(2026, 10, 5, 4, 10), gpus=-8)
     _store_lambda_capture(home, later, observed_at=datetime(2026, 10, 3, 4, 10))
-    assets = [build_price_feed_asset(LAMBDA), build_load_quality_check(SUBJECTS["prices/lambda"]), downstream_of_lambda]
+    assets = [build_price_feed_asset(LAMBDA_ENTRY), build_load_quality_check(LAMBDA_ENTRY), downstream_of_lambda]
 
     with dg.instance_for_test() as instance:
         first = _run(home, assets, "2026-10-01", instance)
@@ -317,7 +318,7 @@ def test_feed_freshness_follows_the_newest_capture_not_the_last_load(home: Finop
 def test_late_feed_is_flagged_in_dagster_without_blocking(home: FinopsHome, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv("FINOPS_OFFLINE", "1")
     (delivery,) = [d for d in FEED_DELIVERIES if d.name == "prices/lambda"]
-    assets = [build_price_feed_asset(LAMBDA), build_delivery_freshness_check(delivery), downstream_of_lambda]
+    assets = [build_price_feed_asset(LAMBDA_ENTRY), build_delivery_freshness_check(delivery), downstream_of_lambda]
     with dg.instance_for_test() as instance:
         # offline, today's partition reloads the bundled capture of 31 October: not a fresh delivery
         result = _run(home, assets, "2026-11-20", instance)

@@ -30,7 +30,7 @@ AUDIT_TABLES = ("loads", "load_totals", "restatements")
 
 @pytest.fixture
 def home(tmp_path: Path) -> FinopsHome:
-    return FinopsHome(tmp_path / "home").ensure()
+    return FinopsHome(tmp_path / "home").create_folders()
 
 
 def focus_folder(home: FinopsHome) -> Path:
@@ -195,7 +195,7 @@ def test_a_warehouse_from_before_the_lake_moves_its_tables_into_it(home: FinopsH
     assert [row[5] for row in expected_loads] == ["loaded", "loaded"]
 
     # The same contents as base tables, the way the loader kept them before the lake.
-    old = FinopsHome(tmp_path / "old").ensure()
+    old = FinopsHome(tmp_path / "old").create_folders()
     with connect(old.warehouse) as con:
         con.execute(f"attach '{home.warehouse}' as current (read_only)")
         for schema, table in [("raw", "focus_cost_and_usage"), *(("audit", t) for t in AUDIT_TABLES)]:

@@ -256,7 +256,7 @@ def test_a_python_c_process_loads_a_delivery_with_great_expectations_beside_pysp
     """With the `spark` extra installed, Great Expectations imports `pyspark.sql.connect`, which ends (status 0, no
     message) any process whose `__main__` has no file, such as `python -c` and pytest-xdist workers. The quality
     rules name `__main__` before they import it: a `python -c` load must still validate and commit its delivery."""
-    home = FinopsHome(tmp_path / "home").ensure()
+    home = FinopsHome(tmp_path / "home").create_folders()
     register(home, "focus", write_csv(tmp_path / "sep.csv", focus_rows(SEPTEMBER | {"BilledCost": "1.25"})))
     done = subprocess.run(
         [sys.executable, "-c", INGEST_FOCUS_SCRIPT, str(home.root)],

@@ -88,7 +88,7 @@ def test_restatement_window_schedule_reruns_only_the_missing_days(tmp_path: Path
 
 def test_landing_sensor_starts_one_load_per_new_or_changed_delivery(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv("FINOPS_HOME", str(tmp_path / "home"))
-    home = FinopsHome(tmp_path / "home").ensure()
+    home = FinopsHome(tmp_path / "home").create_folders()
     focus = home.landing_for("focus")
     focus.mkdir(parents=True)
     write_csv(focus / "a.csv", focus_rows({}))
@@ -135,7 +135,7 @@ def test_every_billing_source_has_a_load_job_with_its_ingest_asset_and_every_mod
 
 def test_run_failure_recorder_writes_audit_run_failures(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv("FINOPS_HOME", str(tmp_path / "home"))
-    home = FinopsHome(tmp_path / "home").ensure()
+    home = FinopsHome(tmp_path / "home").create_folders()
 
     @dg.op
     def breaks():
@@ -168,7 +168,7 @@ def test_run_failure_recorder_writes_audit_run_failures(tmp_path: Path, monkeypa
 def test_landing_sensor_skips_deliveries_already_loaded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     """What `gpu-finops ingest` or the daily run loaded already starts no second run."""
     monkeypatch.setenv("FINOPS_HOME", str(tmp_path / "home"))
-    home = FinopsHome(tmp_path / "home").ensure()
+    home = FinopsHome(tmp_path / "home").create_folders()
     register(home, "focus", write_csv(tmp_path / "loaded.csv", focus_rows({})))
     with connect(home.warehouse) as con:
         results = ingest_landing_zone(home, con, FOCUS, log=logging.getLogger("test"))

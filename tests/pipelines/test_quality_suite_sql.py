@@ -51,7 +51,7 @@ print("great_expectations" in sys.modules, "pandas" in sys.modules)
 
 def test_an_ingest_gates_its_delivery_without_importing_great_expectations(tmp_path: Path):
     """Importing GX costs ~6 s of CPU per process (pandas, pyspark): the gate needs only the suite's arguments."""
-    home = FinopsHome(tmp_path / "home").ensure()
+    home = FinopsHome(tmp_path / "home").create_folders()
     odd = focus_rows(SEPTEMBER, SEPTEMBER | {"ConsumedQuantity": "-2", "PricingQuantity": "-2"})
     register(home, "focus", write_csv(tmp_path / "odd.csv", odd))
     script = tmp_path / "ingest.py"

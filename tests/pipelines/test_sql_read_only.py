@@ -153,7 +153,7 @@ def test_the_connection_itself_refuses_without_the_statement_check(home: FinopsH
 
 def test_sql_reads_the_marts_spark_built(tmp_path: Path):
     """On FINOPS_ENGINE=spark the marts are views over Parquet under FINOPS_HOME/spark/warehouse: readable too."""
-    home = FinopsHome(tmp_path / "home").ensure()
+    home = FinopsHome(tmp_path / "home").create_folders()
     table = SparkTable("marts", "fct_cost_daily", home.spark_warehouse / "marts.db" / "fct_cost_daily")
     table.folder.mkdir(parents=True)
     with connect(home.warehouse) as con:

@@ -19,7 +19,7 @@ from tests.support.warehouse_helpers import query, table_fingerprint
 
 @pytest.fixture
 def home(tmp_path: Path) -> FinopsHome:
-    return FinopsHome(tmp_path / "home").ensure()
+    return FinopsHome(tmp_path / "home").create_folders()
 
 
 def billed_by_period(home: FinopsHome) -> dict[str, Decimal]:

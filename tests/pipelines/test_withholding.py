@@ -23,7 +23,7 @@ from tests.support.warehouse_helpers import query
 
 @pytest.fixture
 def home(tmp_path: Path) -> FinopsHome:
-    return FinopsHome(tmp_path / "home").ensure()
+    return FinopsHome(tmp_path / "home").create_folders()
 
 
 def deliver(home: FinopsHome, tmp_path: Path, name: str, *rows: dict[str, str]) -> str:

@@ -367,7 +367,7 @@ def seeded_homes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     homes: dict[str, Path] = {}
     for name, seed in SEEDS.items():
         folder = tmp_path_factory.mktemp(f"seeded-{name}")
-        home = FinopsHome(folder / "home").ensure()
+        home = FinopsHome(folder / "home").create_folders()
         good = folder / seed.file_name
         good.write_bytes(seed.content())
         register(home, name, good)

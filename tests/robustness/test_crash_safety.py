@@ -39,7 +39,7 @@ from tests.support.warehouse_helpers import add_lake_rows, query, table_fingerpr
 
 @pytest.fixture
 def home(tmp_path: Path) -> FinopsHome:
-    return FinopsHome(tmp_path / "home").ensure()
+    return FinopsHome(tmp_path / "home").create_folders()
 
 
 def billed_by_period(home: FinopsHome) -> dict[str, Decimal]:
@@ -175,7 +175,7 @@ def run_to_end(command: list[str], home: FinopsHome, timeout: float = 600) -> tu
 def reference(tmp_path_factory: pytest.TempPathFactory) -> tuple[FinopsHome, float]:
     """The delivery ingested without interruption, and how long that took (a full CLI ingest: only the slow kill
     tests use it, so `make test` never builds it)."""
-    home = FinopsHome(tmp_path_factory.mktemp("reference") / "home").ensure()
+    home = FinopsHome(tmp_path_factory.mktemp("reference") / "home").create_folders()
     deliver(home)
     _, seconds = run_to_end(ingest_command(home), home)
     return home, seconds
@@ -202,9 +202,10 @@ JOB_CHILD = """
 import sys
 import dagster as dg
 from pipelines.definitions import defs
+from pipelines.lib.operations.instance import install_instance_config_into
 from pipelines.lib.settings import finops_home
 
-finops_home().ensure()
+install_instance_config_into(finops_home())
 with dg.DagsterInstance.get() as instance:
     defs().resolve_job_def("load_focus").execute_in_process(instance=instance, raise_on_error=False)
 """
@@ -215,7 +216,7 @@ def test_every_phase_killed_then_the_next_ingest_finishes_the_work(
     reference: tuple[FinopsHome, float], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ):
     reference_home, reference_seconds = reference
-    home = FinopsHome(tmp_path / "home").ensure()
+    home = FinopsHome(tmp_path / "home").create_folders()
     monkeypatch.setenv("DAGSTER_HOME", str(home.dagster_home))
     deliver(home)
     env = cli_env(home)
@@ -293,7 +294,7 @@ def test_a_killed_focus_export_leaves_no_half_file_and_the_next_one_writes_it_wh
     expected = tmp_path / "expected"
     run_to_end(cli("export", "focus", str(expected)), reference_home)
 
-    home = FinopsHome(tmp_path / "home").ensure()
+    home = FinopsHome(tmp_path / "home").create_folders()
     shutil.copyfile(reference_home.warehouse, home.warehouse)
     target = tmp_path / "export"
     child = start_paused(cli("export", "focus", str(target)), "exporting", tmp_path / "exporting", cli_env(home))

@@ -64,7 +64,7 @@ def test_focus_export_csv_neutralises_text_but_not_numbers(tmp_path: Path):
 
 def test_cli_sql_csv_neutralises_text_but_not_numbers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys):
     monkeypatch.setenv("FINOPS_HOME", str(tmp_path / "home"))
-    FinopsHome(tmp_path / "home").ensure()
+    FinopsHome(tmp_path / "home").create_folders()
     duckdb.connect(str(tmp_path / "home" / "warehouse.duckdb")).close()
     query = "select ? as tag, -5.5 as amount".replace("?", "'" + HOSTILE[0].replace("'", "''") + "'")
     assert main(["sql", query, "--format", "csv"]) == 0
@@ -115,7 +115,7 @@ def test_a_delivery_file_linking_out_of_the_landing_zone_is_rejected(tmp_path: P
     """Dropped straight into the landing zone (no manifest): the link is refused, its target never read."""
     secret = tmp_path / "secret.csv"
     secret.write_text("a\n1\n")
-    home = FinopsHome(tmp_path / "home").ensure()
+    home = FinopsHome(tmp_path / "home").create_folders()
     folder = home.landing_for("focus") / "run-1"
     folder.mkdir(parents=True)
     (folder / "part-1.csv").symlink_to(secret)

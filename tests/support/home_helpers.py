@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from pipelines.lib.operations.instance import install_instance_config_into
 from pipelines.lib.settings import FinopsHome
 
 
@@ -18,4 +19,6 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> FinopsHome
         "FINOPS_WAREHOUSE": root / "warehouse.duckdb",
     }.items():
         monkeypatch.setenv(name, str(value))
-    return FinopsHome(root).ensure()
+    home = FinopsHome(root)
+    install_instance_config_into(home)
+    return home

@@ -62,7 +62,7 @@ class BothReaders:
         """
         target = self.delivery(folder)
         parsed = self.parsed_both_ways(folder)
-        homes = [FinopsHome(tmp_path / "duckdb").ensure(), FinopsHome(tmp_path / "polars").ensure()]
+        homes = [FinopsHome(tmp_path / "duckdb").create_folders(), FinopsHome(tmp_path / "polars").create_folders()]
         for home, one in zip(homes, parsed, strict=True):
             with connect(home.warehouse) as con:
                 load_delivery(

@@ -26,7 +26,7 @@ def build_ingest_asset(source: BillingSource) -> dg.AssetsDefinition:
         ),
     )
     def ingest(context: dg.AssetExecutionContext, duckdb: DuckDBResource) -> dg.MaterializeResult:
-        home = finops_home().ensure()
+        home = finops_home().create_folders()
         with duckdb.get_connection() as con:
             # A source with nothing delivered yet still has its (empty) raw table to count and audit.
             ensure_tables(con, source.raw_table)

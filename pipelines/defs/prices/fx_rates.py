@@ -4,7 +4,7 @@ import dagster as dg
 from dagster_duckdb import DuckDBResource
 
 from pipelines.defs.asset_selections import group_loads
-from pipelines.lib.catalog.prices import FX_RATES
+from pipelines.lib.catalog.prices import ECB_RATES, FX_RATES
 from pipelines.lib.prices.fx_rates import refresh_fx_rates
 from pipelines.lib.settings import DUCKDB_WRITER_POOL, finops_home, offline
 
@@ -17,7 +17,7 @@ def partition_days(context: dg.AssetExecutionContext) -> list[date]:
 
 
 @dg.asset(
-    key=["raw", "ecb_fx_rates"],
+    key=list(ECB_RATES.asset_key),
     group_name="prices",
     partitions_def=PRICE_PARTITIONS,
     pool=DUCKDB_WRITER_POOL,
@@ -34,7 +34,7 @@ def ecb_fx_rates(context: dg.AssetExecutionContext, duckdb: DuckDBResource) -> d
     # The rates known on the last day of a range include every earlier day's.
     day = partition_days(context)[-1]
     with duckdb.get_connection() as con:
-        load = refresh_fx_rates(finops_home().ensure(), con, day, offline=offline(), log=context.log)
+        load = refresh_fx_rates(finops_home().create_folders(), con, day, offline=offline(), log=context.log)
         total = con.execute(f"SELECT count(*) FROM {FX_RATES.name}").fetchone()[0]
     return dg.MaterializeResult(
         metadata={

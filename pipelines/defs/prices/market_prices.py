@@ -1,17 +1,17 @@
-"""One daily-partitioned asset per market-price feed, generated from the feed registry."""
+"""One daily-partitioned asset per market-price feed, generated from the catalogue."""
 
 import dagster as dg
 from dagster_duckdb import DuckDBResource
 
 from pipelines.defs.prices.fx_rates import PRICE_PARTITIONS, partition_days
-from pipelines.lib.catalog.prices import PRICE_FEEDS
+from pipelines.lib.catalog.prices import PRICE_FEED_ENTRIES, PriceFeedEntry
 from pipelines.lib.prices.market_prices import refresh_price_feed
 from pipelines.lib.settings import DUCKDB_WRITER_POOL, finops_home, offline
 from sources.common.http import MissingCredential
-from sources.prices.offers import PriceFeed
 
 
-def build_price_feed_asset(feed: PriceFeed) -> dg.AssetsDefinition:
+def build_price_feed_asset(entry: PriceFeedEntry) -> dg.AssetsDefinition:
+    feed = entry.feed
     needs_key = (
         f" Needs {feed.credential_env} in the environment; without it the asset is skipped."
         if feed.credential_env
@@ -19,7 +19,7 @@ def build_price_feed_asset(feed: PriceFeed) -> dg.AssetsDefinition:
     )
 
     @dg.asset(
-        key=["prices", feed.name],
+        key=list(entry.asset_key),
         group_name="prices",
         partitions_def=PRICE_PARTITIONS,
         pool=DUCKDB_WRITER_POOL,
@@ -27,7 +27,7 @@ def build_price_feed_asset(feed: PriceFeed) -> dg.AssetsDefinition:
         output_required=False,
         backfill_policy=dg.BackfillPolicy.single_run(),
         # Flags a feed nobody refreshes; a stale capture reloaded daily is the `delivery_is_fresh` check's.
-        freshness_policy=dg.FreshnessPolicy.time_window(fail_window=feed.delivery_cadence + feed.delivery_grace),
+        freshness_policy=dg.FreshnessPolicy.time_window(fail_window=entry.delivery_cadence + entry.delivery_grace),
         description=(
             f"{feed.title}: {feed.provider}'s GPU prices as captured on the partition's day, one row per offer in "
             f"{feed.table} (feed = '{feed.name}'). Online by default ({feed.base_url_env} overrides the base URL), "
@@ -39,7 +39,12 @@ def build_price_feed_asset(feed: PriceFeed) -> dg.AssetsDefinition:
         try:
             with duckdb.get_connection() as con:
                 load = refresh_price_feed(
-                    finops_home().ensure(), con, feed, partition_days(context), offline=offline(), log=context.log
+                    finops_home().create_folders(),
+                    con,
+                    feed,
+                    partition_days(context),
+                    offline=offline(),
+                    log=context.log,
                 )
         except MissingCredential as missing:
             context.log.warning(str(missing))
@@ -60,4 +65,4 @@ def build_price_feed_asset(feed: PriceFeed) -> dg.AssetsDefinition:
     return _price_feed
 
 
-defs = dg.Definitions(assets=[build_price_feed_asset(feed) for feed in PRICE_FEEDS])
+defs = dg.Definitions(assets=[build_price_feed_asset(entry) for entry in PRICE_FEED_ENTRIES])

@@ -7,7 +7,14 @@ import dagster as dg
 from dagster_duckdb import DuckDBResource
 
 from pipelines.defs.asset_selections import group_loads
-from pipelines.lib.catalog.telemetry import HOST_MAP, NVIDIA_SMI_SAMPLES, PROMETHEUS_SAMPLES
+from pipelines.lib.catalog.telemetry import (
+    HOST_MAP,
+    NVIDIA_SMI,
+    NVIDIA_SMI_SAMPLES,
+    PROMETHEUS,
+    PROMETHEUS_SAMPLES,
+    TELEMETRY_HOST_MAP,
+)
 from pipelines.lib.ingest.telemetry import (
     DEFAULT_STEP_SECONDS,
     NVIDIA_SMI_TIMEZONE_ENV,
@@ -25,7 +32,7 @@ TELEMETRY_PARTITIONS = dg.DailyPartitionsDefinition(start_date="2024-01-01", tim
 
 
 @dg.asset(
-    key=["raw", "prometheus_gpu_samples"],
+    key=list(PROMETHEUS.asset_key),
     group_name="telemetry",
     partitions_def=TELEMETRY_PARTITIONS,
     backfill_policy=dg.BackfillPolicy.single_run(),
@@ -41,7 +48,7 @@ TELEMETRY_PARTITIONS = dg.DailyPartitionsDefinition(start_date="2024-01-01", tim
     ),
 )
 def prometheus_gpu_samples(context: dg.AssetExecutionContext, duckdb: DuckDBResource):
-    home = finops_home().ensure()
+    home = finops_home().create_folders()
     window = context.partition_time_window
     step = int(os.environ.get(STEP_ENV) or DEFAULT_STEP_SECONDS)
     first, last = window.start.date(), window.end.date()
@@ -81,7 +88,7 @@ def _delivery_metadata(results: list[TelemetryDelivery], total: int) -> dict:
 
 
 @dg.asset(
-    key=["raw", "nvidia_smi_gpu_samples"],
+    key=list(NVIDIA_SMI.asset_key),
     group_name="ingest",
     pool=DUCKDB_WRITER_POOL,
     kinds={"duckdb", "polars"},
@@ -93,7 +100,7 @@ def _delivery_metadata(results: list[TelemetryDelivery], total: int) -> dict:
     ),
 )
 def nvidia_smi_gpu_samples(context: dg.AssetExecutionContext, duckdb: DuckDBResource) -> dg.MaterializeResult:
-    home = finops_home().ensure()
+    home = finops_home().create_folders()
     timezone = os.environ.get(NVIDIA_SMI_TIMEZONE_ENV) or "UTC"
     with duckdb.get_connection() as con:
         ensure_tables(con, NVIDIA_SMI_SAMPLES)
@@ -103,7 +110,7 @@ def nvidia_smi_gpu_samples(context: dg.AssetExecutionContext, duckdb: DuckDBReso
 
 
 @dg.asset(
-    key=["raw", "telemetry_host_map"],
+    key=list(TELEMETRY_HOST_MAP.asset_key),
     group_name="ingest",
     pool=DUCKDB_WRITER_POOL,
     kinds={"duckdb", "polars"},
@@ -114,7 +121,7 @@ def nvidia_smi_gpu_samples(context: dg.AssetExecutionContext, duckdb: DuckDBReso
     ),
 )
 def telemetry_host_map(context: dg.AssetExecutionContext, duckdb: DuckDBResource) -> dg.MaterializeResult:
-    home = finops_home().ensure()
+    home = finops_home().create_folders()
     with duckdb.get_connection() as con:
         ensure_tables(con, HOST_MAP)
         results = ingest_host_maps(home, con, log=context.log)

@@ -20,6 +20,8 @@ from pathlib import Path
 
 import yaml
 
+from pipelines.lib.settings import DAGSTER_POSTGRES_YAML, DAGSTER_YAML, FinopsHome, finops_home
+
 POSTGRES_ENV = ("DAGSTER_PG_HOST", "DAGSTER_PG_PORT", "DAGSTER_PG_DB", "DAGSTER_PG_USER", "DAGSTER_PG_PASSWORD")
 """The variables dagster-postgres.yaml reads; DAGSTER_PG_HOST being set is what turns PostgreSQL on."""
 
@@ -71,20 +73,24 @@ def install_instance_config(dagster_home: Path, base: Path, postgres: Path) -> P
     return target
 
 
+def install_instance_config_into(home: FinopsHome) -> Path:
+    """Create the home's folders and install the project's dagster.yaml into its Dagster instance: what a process
+    that starts Dagster on this home (the CLI, `make ui`/`make serve`, a test running a real instance) does first."""
+    return install_instance_config(home.create_folders().dagster_home, DAGSTER_YAML, DAGSTER_POSTGRES_YAML)
+
+
 def storage_kind(installed: Path) -> str:
     """`postgres` or `sqlite`: the storage the installed file configures."""
     return next(iter(yaml.safe_load(installed.read_text())["storage"]))
 
 
 def main() -> int:
-    from pipelines.lib.settings import finops_home
-
+    home = finops_home()
     try:
-        home = finops_home().ensure()
+        installed = install_instance_config_into(home)
     except ValueError as error:  # InstanceConfigError (run as __main__, this module's class is another object)
         print(f"error: {error}", file=sys.stderr)
         return 2
-    installed = home.dagster_home / "dagster.yaml"
     print(f"Dagster instance {home.dagster_home}: {storage_kind(installed)} storage ({installed})")
     return 0
 

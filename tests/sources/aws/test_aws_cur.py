@@ -305,7 +305,7 @@ def test_zip_compressed_report_gets_a_hint(tmp_path: Path):
 
 
 def test_bad_deliveries_are_quarantined_and_leave_the_warehouse_unchanged(tmp_path: Path):
-    home = FinopsHome(tmp_path / "home").ensure()
+    home = FinopsHome(tmp_path / "home").create_folders()
     register(home, "aws_cur", FIXTURES / "cur2-parquet")
     assert [r.status for r in _ingest(home)] == ["loaded"]
     before = table_fingerprint(home.warehouse)
@@ -327,7 +327,7 @@ def test_bad_deliveries_are_quarantined_and_leave_the_warehouse_unchanged(tmp_pa
 
 
 def test_a_new_delivery_restates_its_payer_and_billing_period(tmp_path: Path):
-    home = FinopsHome(tmp_path / "home").ensure()
+    home = FinopsHome(tmp_path / "home").create_folders()
     register(home, "aws_cur", FIXTURES / "cur2-csv")
     register(home, "aws_cur", FIXTURES / "legacy-csv")
     _ingest(home)

@@ -1,14 +1,14 @@
-"""CUR Parquet typed in DuckDB gives what the polars reader gives: the same raw table, the same rejections.
+"""CUR Parquet is typed by DuckDB alone: streamed as one query or read file by file, the same raw table and
+the same rejections, and the values a CSV file holds as text are typed as the CSV reader types them.
 
-The polars reader (`read_cur_file`) is the one the rest of the suite proves against AWS's published
-layouts; here every CUR Parquet delivery is read both ways and compared, value for value after loading
-and message for message when a file is refused. The part files are written with pyarrow in the CUR 2.0
-Data Exports layout (snake_case columns, doubles for costs, some rates as text, timestamps, MAP columns),
-then broken one way at a time.
+The part files are written with pyarrow in the CUR 2.0 Data Exports layout (snake_case columns, doubles for
+costs, some rates as text, timestamps, MAP columns), then broken one way at a time; each case states the
+values and messages it expects, worked out from the rows written.
 """
 
 from __future__ import annotations
 
+import csv
 import math
 import shutil
 from datetime import date, datetime
@@ -21,8 +21,9 @@ import pytest
 
 from pipelines.lib.catalog.billing import AWS_CUR
 from sources.aws import cur_parquet
-from sources.aws.deliveries import delivered_files, parse_cur_delivery, parse_with_polars
+from sources.aws.deliveries import delivered_files, parse_cur_delivery, parse_file_by_file, read_cur_file
 from sources.common.delivery import TypedQuery
+from sources.common.errors import RejectedInput
 from sources.common.typed_sql import typed_sql
 from sources.common.types import Kind
 from synthetic_data import scale
@@ -53,6 +54,9 @@ SCHEMA = pa.schema(
     ]
 )
 START = datetime(2026, 9, 1)
+_NOT_IN_TEXT = ("resource_tags", "discount", "line_item_tax_type")
+TEXT_SCHEMA = pa.schema([(field.name, pa.string()) for field in SCHEMA if field.name not in _NOT_IN_TEXT])
+"""The layout with every column as text, as a CSV export holds it (the MAP column `product` as JSON text)."""
 
 
 def _row(number: int) -> dict:
@@ -86,7 +90,9 @@ def write_part(path: Path, rows: list[dict], schema: pa.Schema = SCHEMA) -> Path
     return path
 
 
-CUR = BothReaders(AWS_CUR, delivered_files, cur_parquet.exact_parts, cur_parquet.parse_cur_parquet, parse_with_polars)
+CUR = BothReaders(
+    AWS_CUR, delivered_files, cur_parquet.parquet_parts, cur_parquet.parse_cur_parquet, parse_file_by_file
+)
 
 
 def both_ways(folder: Path) -> tuple[object, object]:
@@ -100,7 +106,7 @@ def test_a_clean_delivery_reads_the_same_both_ways_including_blanks_nulls_and_zo
     rows[7]["line_item_line_item_description"] = "\u00a0\u2003"  # Unicode blank: null
     rows[8]["line_item_line_item_description"] = "  kept with its spaces  "
     rows[9]["line_item_unblended_rate"] = " 1e-5 "
-    rows[10]["line_item_unblended_cost"] = 1.5e-7  # prints as 1.5e-07 in DuckDB, 1.5e-7 in polars: same decimal
+    rows[10]["line_item_unblended_cost"] = 1.5e-7  # prints as 1.5e-07 in DuckDB: the decimal 1.5E-7
     rows[11]["resource_tags"] = [("user_team", 'quote " and \\ and \n')]
     write_part(tmp_path / "export" / "part-00001.parquet", rows[:30])
     write_part(tmp_path / "export" / "part-00002.parquet", rows[30:])
@@ -205,19 +211,76 @@ def test_the_repeated_line_and_the_bad_rate_count_every_row_like_them(tmp_path: 
     assert in_duckdb.endswith("(1 more row(s) like it)")
 
 
-def test_a_column_duckdb_cannot_type_exactly_keeps_the_whole_delivery_on_polars(tmp_path: Path):
-    """Timestamps held as text (Athena exports of some tools) are parsed by the polars reader's formats."""
+def test_timestamps_held_as_text_are_parsed_in_duckdb_and_an_impossible_date_is_refused(tmp_path: Path):
+    """Timestamps held as text (Athena exports of some tools) are read in the spellings of DATETIME_FORMATS."""
     as_text = SCHEMA.set(
         SCHEMA.get_field_index("line_item_usage_start_date"), pa.field("line_item_usage_start_date", pa.string())
     )
-    rows = [_row(number) | {"line_item_usage_start_date": f"2026-09-01T{number:02d}:00:00Z"} for number in range(5)]
+    spellings = ["2026-09-01T00:00:00Z", "2026-09-01 01:00:00", "2026-09-01T04:00:00+02:00", " 2026-09-01T03:00Z "]
+    rows = [_row(number) | {"line_item_usage_start_date": text} for number, text in enumerate(spellings)]
     write_part(tmp_path / "export" / "part-00001.parquet", rows, as_text)
     target = CUR.delivery(tmp_path / "export")
-    files = delivered_files(target)
-    assert cur_parquet.exact_parts(files, [target.display_name(f) for f in files]) is None
     parsed = parse_cur_delivery(target)
-    assert not isinstance(parsed.frame, TypedQuery)
-    assert parsed.to_polars()["line_item_usage_start_date"].to_list()[4] == datetime(2026, 9, 1, 4)
+    assert isinstance(parsed.frame, TypedQuery)
+    assert parsed.to_polars().sort("_source_row")["line_item_usage_start_date"].to_list() == [
+        datetime(2026, 9, 1, 0),
+        datetime(2026, 9, 1, 1),
+        datetime(2026, 9, 1, 2),
+        datetime(2026, 9, 1, 3),
+    ]
+    rows[2]["line_item_usage_start_date"] = "2026-09-31T00:00:00Z"  # no such day
+    write_part(tmp_path / "export" / "part-00001.parquet", rows, as_text)
+    with pytest.raises(RejectedInput) as refused:
+        parse_cur_delivery(target)
+    assert refused.value.describe().startswith(
+        "export/part-00001.parquet, row 3, column line_item_usage_start_date: '2026-09-31T00:00:00Z' is not an ISO"
+    )
+
+
+def test_text_in_parquet_is_typed_as_the_same_text_in_csv(tmp_path: Path):
+    """One contract, two formats: the same text values, in a Parquet file and in a CSV file, type the same."""
+    texts = {
+        "line_item_line_item_description": ["   ", "NULL", "\u00a0\u2003", "  kept with its spaces  ", "x"],
+        "line_item_unblended_rate": [" 1e-5 ", "98.32", "0.1", "-3", "12345678901234.123456789012"],
+        "line_item_usage_start_date": [
+            "2026-09-01T00:00:00Z",
+            "2026-09-01 01:00:00",
+            "2026-09-01T04:00:00+02:00",
+            " 2026-09-01T03:00Z ",
+            "2026-09-01T04:00:00.123456789Z",
+        ],
+        "product": ['{"region": "us-east-1"}', " {} ", "NULL", '{"a":"b","c":"d"}', '{"x": "1"}'],
+    }
+    rows = [
+        {column: str(_row(number)[column]) for column in TEXT_SCHEMA.names if _row(number)[column] is not None}
+        | {column: values[number] for column, values in texts.items()}
+        for number in range(5)
+    ]
+    parquet = write_part(tmp_path / "part-00001.parquet", rows, TEXT_SCHEMA)
+    csv_file = tmp_path / "part-00001.csv"
+    with csv_file.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=TEXT_SCHEMA.names)
+        writer.writeheader()
+        writer.writerows(rows)
+    from_parquet = read_cur_file(parquet, source_file="part").drop("_cur_format")
+    from_csv = read_cur_file(csv_file, source_file="part").drop("_cur_format")
+    assert from_parquet.equals(from_csv)
+    assert from_csv["line_item_line_item_description"].to_list() == [None, None, None, "  kept with its spaces  ", "x"]
+    assert [str(value) for value in from_csv["line_item_unblended_rate"]] == [
+        "0.000010000000",
+        "98.320000000000",
+        "0.100000000000",
+        "-3.000000000000",
+        "12345678901234.123456789012",
+    ]
+    assert from_csv["line_item_usage_start_date"].to_list() == [
+        datetime(2026, 9, 1, 0),
+        datetime(2026, 9, 1, 1),
+        datetime(2026, 9, 1, 2),
+        datetime(2026, 9, 1, 3),
+        datetime(2026, 9, 1, 4, 0, 0, 123456),
+    ]
+    assert from_csv["product"].to_list() == ['{"region": "us-east-1"}', None, None, '{"a":"b","c":"d"}', '{"x": "1"}']
 
 
 @pytest.mark.parametrize("fixture", ["cur2-parquet", "legacy-athena"])

@@ -349,7 +349,7 @@ def test_header_only_delivery_is_rejected(tmp_path: Path):
 
 @pytest.fixture
 def home(tmp_path: Path) -> FinopsHome:
-    home = FinopsHome(tmp_path / "home").ensure()
+    home = FinopsHome(tmp_path / "home").create_folders()
     with connect(home.warehouse) as con:
         for source in BILLING_SOURCES:
             ensure_tables(con, source.raw_table)

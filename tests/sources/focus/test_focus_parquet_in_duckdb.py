@@ -1,7 +1,5 @@
-"""FOCUS Parquet typed in DuckDB gives what the polars reader gives: the same raw table, the same rejections.
-
-`read_focus_file` is the reader the rest of the suite proves against the FOCUS 1.2 spec and the providers'
-exports; here FOCUS Parquet deliveries are read both ways and compared. The part files follow AWS's
+"""FOCUS Parquet is typed by DuckDB alone: streamed as one query or read file by file (as in a delivery that
+mixes formats), the same raw table and the same rejections. The part files follow AWS's
 FOCUS_1_2_AWS Data Export (tests/sources/aws/test_focus_aws_export.py): doubles for money, zoned
 timestamps, `Tags` and `SkuPriceDetails` as MAP columns and AWS's `x_` columns, one of them a map of doubles.
 """
@@ -17,13 +15,14 @@ import pyarrow.parquet as pq
 import pytest
 
 from pipelines.lib.catalog.billing import FOCUS
+from sources.common.delivery import TypedQuery
 from sources.focus import parquet
-from sources.focus.deliveries import delivered_files, derived_value_warnings, parse_focus_delivery, parse_with_polars
+from sources.focus.deliveries import delivered_files, derived_value_warnings, parse_file_by_file, parse_focus_delivery
 from synthetic_data import scale
 from tests.sources.aws.test_focus_aws_export import CURRENT_ROWS, SCHEMA, p5_spot, write_export
 from tests.support.typed_parts_helpers import BothReaders, set_value
 
-READERS = BothReaders(FOCUS, delivered_files, parquet.exact_parts, parquet.parse_focus_parquet, parse_with_polars)
+READERS = BothReaders(FOCUS, delivered_files, parquet.parquet_parts, parquet.parse_focus_parquet, parse_file_by_file)
 
 
 def write_part(path: Path, rows: list[dict], schema: pa.Schema = SCHEMA) -> Path:
@@ -159,10 +158,10 @@ def test_values_the_models_derive_are_recorded_alike_both_ways(tmp_path: Path):
     target = READERS.delivery(tmp_path / "export")
     files = delivered_files(target)
     names = [target.display_name(f) for f in files]
-    parts = parquet.exact_parts(files, names)
+    parts = parquet.parquet_parts(files, names)
     assert parts is not None
     in_duckdb = derived_value_warnings(parquet.parse_focus_parquet(parts), names)
-    assert in_duckdb == derived_value_warnings(parse_with_polars(files, names), names)
+    assert in_duckdb == derived_value_warnings(parse_file_by_file(files, names), names)
     assert [(warning.rule, warning.rows, warning.file, warning.row) for warning in in_duckdb] == [
         ("PricingCategory derived as Committed", 2, "export/part-00002.parquet", 2),
         ("CommitmentDiscountStatus derived", 2, "export/part-00002.parquet", 2),
@@ -170,14 +169,14 @@ def test_values_the_models_derive_are_recorded_alike_both_ways(tmp_path: Path):
     assert parse_focus_delivery(target).warnings == in_duckdb
 
 
-def test_csv_or_a_text_timestamp_keeps_the_delivery_on_polars(tmp_path: Path):
+def test_a_text_timestamp_is_parsed_in_duckdb(tmp_path: Path):
     schema = SCHEMA.set(SCHEMA.get_field_index("ChargePeriodStart"), pa.field("ChargePeriodStart", pa.string()))
     rows = [p5_spot(1.0) | {"ChargePeriodStart": "2026-05-02T00:00:00Z"}]
     write_part(tmp_path / "export" / "part-00001.parquet", rows, schema)
     target = READERS.delivery(tmp_path / "export")
-    files = delivered_files(target)
-    assert parquet.exact_parts(files, [target.display_name(f) for f in files]) is None
-    assert parse_focus_delivery(target).to_polars()["ChargePeriodStart"][0] == datetime(2026, 5, 2)
+    parsed = parse_focus_delivery(target)
+    assert isinstance(parsed.frame, TypedQuery)
+    assert parsed.to_polars()["ChargePeriodStart"][0] == datetime(2026, 5, 2)
 
 
 @pytest.mark.slow

@@ -405,7 +405,7 @@ def test_detection_recognises_parquet_and_json_exports(tmp_path: Path):
 
 @pytest.fixture
 def home(tmp_path: Path) -> FinopsHome:
-    return FinopsHome(tmp_path / "home").ensure()
+    return FinopsHome(tmp_path / "home").create_folders()
 
 
 def run_ingest(home: FinopsHome):

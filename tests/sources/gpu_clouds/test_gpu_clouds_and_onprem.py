@@ -206,7 +206,7 @@ def test_asset_ids_must_be_unique_across_the_files_of_one_delivery(tmp_path: Pat
 
 @pytest.fixture
 def finops(tmp_path: Path) -> FinopsHome:
-    return FinopsHome(tmp_path / "home").ensure()
+    return FinopsHome(tmp_path / "home").create_folders()
 
 
 def run_ingest(home: FinopsHome, source: BillingSource):

@@ -22,7 +22,7 @@ log = logging.getLogger("test")
 
 
 def test_online_fetch_is_stored_and_the_day_reparses_without_the_network(tmp_path, monkeypatch):
-    home = FinopsHome(tmp_path / "home").ensure()
+    home = FinopsHome(tmp_path / "home").create_folders()
     day = date.today() - timedelta(days=1)
     payload = (FIXTURES / "eurofxref-hist-90d.xml").read_bytes()  # 3 days × USD, GBP
     with local_server() as server:
@@ -41,7 +41,7 @@ def test_online_fetch_is_stored_and_the_day_reparses_without_the_network(tmp_pat
 
 
 def test_offline_snapshot_loads_rates_known_on_the_day_only(tmp_path):
-    home = FinopsHome(tmp_path / "home").ensure()
+    home = FinopsHome(tmp_path / "home").create_folders()
     with connect(home.warehouse) as con:
         load = refresh_fx_rates(home, con, date(2026, 10, 31), offline=True, log=log)
     assert load.latest_day == date(2026, 10, 30)  # a Saturday: Friday's rates are the latest known
@@ -54,7 +54,7 @@ def test_offline_snapshot_loads_rates_known_on_the_day_only(tmp_path):
 
 
 def test_a_failed_fetch_leaves_yesterdays_rates_in_place(tmp_path, monkeypatch):
-    home = FinopsHome(tmp_path / "home").ensure()
+    home = FinopsHome(tmp_path / "home").create_folders()
     with connect(home.warehouse) as con:
         refresh_fx_rates(home, con, date(2026, 10, 31), offline=True, log=log)
     before = table_fingerprint(home.warehouse)

@@ -65,7 +65,7 @@ def price_list_server(monkeypatch):
 
 
 def test_price_list_fetches_each_region_in_order_and_keeps_only_gpu_linux_list_prices(tmp_path, price_list_server):
-    home = FinopsHome(tmp_path / "home").ensure()
+    home = FinopsHome(tmp_path / "home").create_folders()
     client, _ = _client()
     load = _refresh(home, price_list.FEED, DAY_1, client)
 
@@ -120,7 +120,7 @@ def test_price_list_429_then_success_honours_retry_after(tmp_path, price_list_se
         Reply(b"Rate exceeded", status=429, headers={"Retry-After": "3"}),
         Reply(_csv("eu-west-1")),
     )
-    home = FinopsHome(tmp_path / "home").ensure()
+    home = FinopsHome(tmp_path / "home").create_folders()
     client, waits = _client()
     load = _refresh(home, price_list.FEED, DAY_1, client)
     assert waits == [3.0]
@@ -130,7 +130,7 @@ def test_price_list_429_then_success_honours_retry_after(tmp_path, price_list_se
 
 def test_price_list_timeout_fails_naming_aws_and_the_url_and_stores_nothing(tmp_path, price_list_server):
     price_list_server.route(PRICE_LIST_PATH.format("us-east-1"), Reply(_csv("us-east-1"), delay=1.0))
-    home = FinopsHome(tmp_path / "home").ensure()
+    home = FinopsHome(tmp_path / "home").create_folders()
     client, waits = _client(read_timeout=0.2, max_attempts=2)
     with pytest.raises(FetchError) as error:
         _refresh(home, price_list.FEED, DAY_1, client)
@@ -157,7 +157,7 @@ def test_price_list_timeout_fails_naming_aws_and_the_url_and_stores_nothing(tmp_
 def test_price_list_changed_layout_fails_loudly_and_keeps_the_previous_day(
     tmp_path, price_list_server, mangle, message
 ):
-    home = FinopsHome(tmp_path / "home").ensure()
+    home = FinopsHome(tmp_path / "home").create_folders()
     client, _ = _client()
     _refresh(home, price_list.FEED, DAY_1, client)
     before = table_fingerprint(home.warehouse)
@@ -172,7 +172,7 @@ def test_price_list_changed_layout_fails_loudly_and_keeps_the_previous_day(
 
 
 def test_a_failed_region_fetch_leaves_the_previous_day_intact(tmp_path, price_list_server):
-    home = FinopsHome(tmp_path / "home").ensure()
+    home = FinopsHome(tmp_path / "home").create_folders()
     client, _ = _client(max_attempts=2)
     _refresh(home, price_list.FEED, DAY_1, client)
     before = table_fingerprint(home.warehouse)
@@ -200,7 +200,7 @@ def test_regions_come_from_the_environment_and_are_validated(monkeypatch):
 
 
 def test_spot_feed_keeps_linux_gpu_prices_and_skips_na_and_zero(tmp_path, monkeypatch):
-    home = FinopsHome(tmp_path / "home").ensure()
+    home = FinopsHome(tmp_path / "home").create_folders()
     with local_server() as server:
         monkeypatch.setenv(spot.BASE_URL_ENV, server.url)
         server.route("/spot.json", Reply(b"busy", status=429, headers={"Retry-After": "2"}), Reply(_spot_json()))
@@ -239,7 +239,7 @@ def _spot_json() -> bytes:
 def test_spot_feed_layout_changes_name_aws_and_the_url_and_keep_the_previous_day(
     tmp_path, monkeypatch, payload, message
 ):
-    home = FinopsHome(tmp_path / "home").ensure()
+    home = FinopsHome(tmp_path / "home").create_folders()
     with local_server() as server:
         monkeypatch.setenv(spot.BASE_URL_ENV, server.url)
         server.route("/spot.json", Reply(_spot_json()))
@@ -258,7 +258,7 @@ def test_spot_feed_layout_changes_name_aws_and_the_url_and_keep_the_previous_day
 
 
 def test_spot_advisor_loads_bands_into_its_own_table(tmp_path, monkeypatch):
-    home = FinopsHome(tmp_path / "home").ensure()
+    home = FinopsHome(tmp_path / "home").create_folders()
     with local_server() as server:
         monkeypatch.setenv(spot_advisor.BASE_URL_ENV, server.url)
         server.route("/spot-advisor-data.json", Reply((FIXTURES / "spot-advisor-data.json").read_bytes()))
@@ -305,7 +305,7 @@ def test_spot_advisor_layout_changes_fail_loudly(tmp_path, edit, message):
 
 def test_offline_captures_load_and_build_the_aws_staging_models(tmp_path):
     """Both bundled days load; the AWS sources, staging models and int_prices__gpu_offers build and test."""
-    home = FinopsHome(tmp_path / "home").ensure()
+    home = FinopsHome(tmp_path / "home").create_folders()
     with connect(home.warehouse) as con:
         ensure_raw_tables(con)
         for feed in (price_list.FEED, spot.FEED, spot_advisor.FEED):

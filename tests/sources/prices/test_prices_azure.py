@@ -67,7 +67,7 @@ def _offers(warehouse: Path) -> set[tuple]:
 
 
 def test_pages_are_followed_in_order_and_loaded_as_published(tmp_path, monkeypatch, eastus):
-    home = FinopsHome(tmp_path / "home").ensure()
+    home = FinopsHome(tmp_path / "home").create_folders()
     with local_server() as server:
         server.route(ROUTE, Reply(PAGE_1), Reply(PAGE_2))
         monkeypatch.setenv(azure_retail.BASE_URL_ENV, server.url)
@@ -175,7 +175,7 @@ def test_malformed_or_changed_payload_is_a_clear_error(tmp_path, monkeypatch, ea
 
 
 def test_a_failed_day_keeps_the_previous_days_prices(tmp_path, monkeypatch, eastus):
-    home = FinopsHome(tmp_path / "home").ensure()
+    home = FinopsHome(tmp_path / "home").create_folders()
     with local_server() as server:
         server.route(ROUTE, Reply(PAGE_1), Reply(PAGE_2))
         monkeypatch.setenv(azure_retail.BASE_URL_ENV, server.url)
@@ -234,7 +234,7 @@ def test_an_hourly_meter_in_another_unit_or_a_missing_price_is_refused(tmp_path)
 
 
 def test_the_bundled_captures_load_offline(tmp_path):
-    home = FinopsHome(tmp_path / "home").ensure()
+    home = FinopsHome(tmp_path / "home").create_folders()
     with connect(home.warehouse) as con:
         for day in (date(2026, 9, 1), date(2026, 10, 31)):
             refresh_price_feed(home, con, azure_retail.FEED, [day], offline=True, log=log)

@@ -105,7 +105,7 @@ def test_a_changed_page_layout_is_refused(tmp_path, monkeypatch, page, message):
 
 
 def test_a_changed_page_fails_the_day_and_keeps_the_previous_days_prices(tmp_path, monkeypatch):
-    home = FinopsHome(tmp_path / "home").ensure()
+    home = FinopsHome(tmp_path / "home").create_folders()
     with local_server() as server:
         monkeypatch.setenv(coreweave.BASE_URL_ENV, server.url)
         server.route(coreweave.PATH, Reply(PAGE.encode()))
@@ -126,7 +126,7 @@ def test_a_changed_page_fails_the_day_and_keeps_the_previous_days_prices(tmp_pat
 
 
 def test_offline_captures_load_for_both_bundled_days(tmp_path):
-    home = FinopsHome(tmp_path / "home").ensure()
+    home = FinopsHome(tmp_path / "home").create_folders()
     with connect(home.warehouse) as con:
         refresh_price_feed(home, con, coreweave.FEED, [date(2026, 9, 1), date(2026, 10, 31)], offline=True, log=log)
     h100 = query(

@@ -74,7 +74,7 @@ def _stored_text(folder: Path) -> str:
 
 
 def test_pages_are_followed_with_the_key_sent_but_never_stored(tmp_path, catalog):
-    home = FinopsHome(tmp_path / "home").ensure()
+    home = FinopsHome(tmp_path / "home").create_folders()
     catalog.route(ROUTE, Reply(PAGE_1), Reply(PAGE_2))
     with connect(home.warehouse) as con:
         load = refresh_price_feed(home, con, gcp_catalog.FEED, [DAY_1], offline=False, log=log, today=DAY_1)
@@ -118,7 +118,7 @@ def test_paging_is_bounded_and_an_empty_last_page_ends_it(tmp_path, catalog, mon
 
 def test_without_a_key_the_feed_is_skipped_before_any_request(tmp_path, catalog, monkeypatch):
     monkeypatch.delenv(gcp_catalog.API_KEY_ENV)
-    home = FinopsHome(tmp_path / "home").ensure()
+    home = FinopsHome(tmp_path / "home").create_folders()
     catalog.route(ROUTE, Reply(PAGE_1))
     with connect(home.warehouse) as con, pytest.raises(MissingCredential, match="set GCP_API_KEY"):
         refresh_price_feed(home, con, gcp_catalog.FEED, [DAY_1], offline=False, log=log, today=DAY_1)
@@ -165,7 +165,7 @@ def test_malformed_or_changed_payload_is_a_clear_error(tmp_path, catalog, body, 
 
 
 def test_a_failed_day_keeps_the_previous_days_prices(tmp_path, catalog):
-    home = FinopsHome(tmp_path / "home").ensure()
+    home = FinopsHome(tmp_path / "home").create_folders()
     catalog.route(ROUTE, Reply(PAGE_1), Reply(PAGE_2))
     with connect(home.warehouse) as con:
         refresh_price_feed(home, con, gcp_catalog.FEED, [DAY_1], offline=False, log=log, today=DAY_1)
@@ -231,7 +231,7 @@ def test_a_gpu_sku_not_priced_per_hour_or_without_its_rate_is_refused(tmp_path):
 
 def test_the_bundled_captures_load_offline(tmp_path, monkeypatch):
     monkeypatch.delenv(gcp_catalog.API_KEY_ENV, raising=False)
-    home = FinopsHome(tmp_path / "home").ensure()
+    home = FinopsHome(tmp_path / "home").create_folders()
     with connect(home.warehouse) as con:
         for day in (date(2026, 9, 1), date(2026, 10, 31)):
             refresh_price_feed(home, con, gcp_catalog.FEED, [day], offline=True, log=log)

@@ -27,7 +27,7 @@ log = logging.getLogger("test")
 
 @pytest.fixture
 def home(tmp_path) -> FinopsHome:
-    return FinopsHome(tmp_path / "home").ensure()
+    return FinopsHome(tmp_path / "home").create_folders()
 
 
 @pytest.fixture

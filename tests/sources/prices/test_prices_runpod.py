@@ -121,7 +121,7 @@ def test_malformed_or_changed_payloads_name_provider_and_url(tmp_path, monkeypat
 
 
 def test_a_failing_day_leaves_the_previous_days_prices(tmp_path, monkeypatch):
-    home = FinopsHome(tmp_path / "home").ensure()
+    home = FinopsHome(tmp_path / "home").create_folders()
     with local_server() as server:
         monkeypatch.setenv(runpod.BASE_URL_ENV, server.url)
         server.route("/graphql", Reply(SECURE), Reply(COMMUNITY))
@@ -151,7 +151,7 @@ def test_a_failing_day_leaves_the_previous_days_prices(tmp_path, monkeypatch):
 
 
 def test_offline_captures_load_for_both_bundled_days(tmp_path):
-    home = FinopsHome(tmp_path / "home").ensure()
+    home = FinopsHome(tmp_path / "home").create_folders()
     with connect(home.warehouse) as con:
         refresh_price_feed(home, con, runpod.FEED, [date(2026, 9, 1), date(2026, 10, 31)], offline=True, log=log)
     h100 = query(

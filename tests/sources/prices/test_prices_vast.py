@@ -145,7 +145,7 @@ def test_bad_gpu_counts_setting_is_explained(monkeypatch):
 
 
 def test_a_failing_day_leaves_the_previous_days_prices(tmp_path, monkeypatch):
-    home = FinopsHome(tmp_path / "home").ensure()
+    home = FinopsHome(tmp_path / "home").create_folders()
     with local_server() as server:
         monkeypatch.setenv(vast.BASE_URL_ENV, server.url)
         server.route(vast.PATH, *(Reply(page) for page in PAGES))
@@ -174,7 +174,7 @@ def test_a_failing_day_leaves_the_previous_days_prices(tmp_path, monkeypatch):
 
 def test_offline_captures_load_for_both_bundled_days(tmp_path, monkeypatch):
     monkeypatch.delenv(vast.GPU_COUNTS_ENV)
-    home = FinopsHome(tmp_path / "home").ensure()
+    home = FinopsHome(tmp_path / "home").create_folders()
     with connect(home.warehouse) as con:
         refresh_price_feed(home, con, vast.FEED, [date(2026, 9, 1), date(2026, 10, 31)], offline=True, log=log)
     rows = query(

@@ -117,7 +117,7 @@ def test_host_map_reads_windows_and_rejects_a_host_mapped_twice_at_once(tmp_path
 
 
 def test_landing_zone_logs_load_once_replace_per_file_day_and_host_and_bad_ones_go_to_quarantine(tmp_path: Path):
-    home = FinopsHome(tmp_path / "home").ensure()
+    home = FinopsHome(tmp_path / "home").create_folders()
     logs = tmp_path / "logs"
     logs.mkdir()
     shutil.copy(FIXTURE, logs / "gpu-node-a.csv")

@@ -177,7 +177,7 @@ def test_bearer_token_is_sent_but_never_in_errors_or_logs(caplog):
 
 
 def test_daily_load_fetches_stores_reparses_offline_and_skips_without_url(tmp_path: Path, monkeypatch):
-    home = FinopsHome(tmp_path / "home").ensure()
+    home = FinopsHome(tmp_path / "home").create_folders()
     day = date(2026, 10, 5)
     with local_server() as server, connect(home.warehouse) as con:
         server.route(PATH, Reply(MATRIX))
@@ -214,7 +214,7 @@ def test_daily_load_fetches_stores_reparses_offline_and_skips_without_url(tmp_pa
 def test_kubernetes_pod_labels_reach_the_raw_table_one_series_per_gpu_and_pod(tmp_path: Path):
     """dcgm-exporter with Kubernetes mapping: one series per (GPU, pod); a GPU no pod holds has none of the labels, and
     a scrape with honorLabels: false carries the workload's labels as exported_* (the recording's serve-7)."""
-    home = FinopsHome(tmp_path / "home").ensure()
+    home = FinopsHome(tmp_path / "home").create_folders()
     day = date(2026, 10, 5)
     with local_server() as server, connect(home.warehouse) as con:
         server.route(PATH, Reply(K8S_PODS))
@@ -249,7 +249,7 @@ def test_kubernetes_pod_labels_reach_the_raw_table_one_series_per_gpu_and_pod(tm
 
 
 def test_asset_is_skipped_not_failed_without_a_url_and_loads_a_recorded_range_in_one_run(tmp_path: Path, monkeypatch):
-    home = FinopsHome(tmp_path / "home").ensure()
+    home = FinopsHome(tmp_path / "home").create_folders()
     monkeypatch.setenv("FINOPS_HOME", str(home.root))
     monkeypatch.delenv(prometheus.BASE_URL_ENV, raising=False)
     monkeypatch.delenv("FINOPS_OFFLINE", raising=False)

@@ -1,4 +1,4 @@
-"""Read AWS Cost and Usage Report deliveries (CUR 2.0, legacy CSV, legacy Athena/Parquet) into one shape.
+"""Read AWS Cost and Usage Report files (CUR 2.0, legacy CSV, legacy Athena/Parquet) into one shape.
 
 Every file becomes the pinned column list of `sources.aws.columns` under CUR 2.0 / Athena names,
 typed (money and quantities DECIMAL(38, 12), timestamps UTC), plus four JSON object columns
@@ -7,9 +7,11 @@ Legacy CSV headers are renamed the way Athena renames them, and legacy per-key c
 (`resourceTags/user:Team`, `resource_tags_user_team`, `product/vcpu`) are gathered into the JSON
 objects under CUR 2.0's keys (`user_team`, `vcpu`), so downstream SQL sees one format.
 
-File reading, typing and first-failing-row reporting are the connector toolkit's (`sources.common`):
-gzip is inflated completely so truncation is caught, Parquet doubles become the decimal they print
-as, and a bad value rejects the file naming its row and column.
+This module holds the format's names, rules and messages, and reads the CSV flavours with polars
+(`read_cur_csv`); Parquet files are typed by DuckDB with the same names, rules and messages
+(`sources.aws.cur_parquet`). File reading, typing and first-failing-row reporting are the connector
+toolkit's (`sources.common`): gzip is inflated completely so truncation is caught, and a bad value rejects
+the file naming its row and column.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from sources.aws.columns import (
 )
 from sources.common.delivery import LINEAGE_SCHEMA
 from sources.common.errors import RejectedInput
-from sources.common.files import ZIP_MAGIC, magic_bytes, read_raw
+from sources.common.files import ZIP_MAGIC, magic_bytes, read_text_table
 from sources.common.row_checks import (
     WARNING,
     NonNegative,
@@ -43,7 +45,7 @@ from sources.common.row_checks import (
     ordered,
     required,
 )
-from sources.common.typed import report_unparsed, typed_column
+from sources.common.typed import report_unparsed, typed_text_column
 from sources.common.types import DECIMAL_EXPECTED, Kind, polars_type
 
 CUR_DATA_SUFFIXES = (".csv", ".csv.gz", ".gz", ".parquet")
@@ -90,15 +92,11 @@ _EXPECTED = {
 }
 
 
-def read_cur_file(path: Path, *, source_file: str | None = None) -> pl.DataFrame:
-    """Parse and validate one CUR data file into `output_schema()`.
-
-    `source_file` is the name recorded for lineage and used in messages (defaults to the path).
-    Raises RejectedInput naming the file, and where there is one the row and column.
-    """
+def read_cur_csv(path: Path, *, source_file: str | None = None) -> pl.DataFrame:
+    """One CUR CSV (or gzip CSV) file in `output_schema()`, parsed and validated as `deliveries.read_cur_file` says."""
     name = source_file or str(path)
     _reject_zip(path, name)
-    raw = read_raw(path, name)
+    raw = read_text_table(path, name)
     if raw.height == 0:
         raise RejectedInput(name, "the file has a header but no data rows")
     raw = raw.rename({column: column.lstrip("\ufeff").strip() for column in raw.columns})
@@ -110,7 +108,7 @@ def read_cur_file(path: Path, *, source_file: str | None = None) -> pl.DataFrame
 
     header_of = {target: header for header, target in canonical.items()}
     pinned = [header for header, target in canonical.items() if target in PINNED_COLUMNS]
-    typed = raw.select(typed_column(raw, header, PINNED_COLUMNS[canonical[header]]) for header in pinned)
+    typed = raw.select(typed_text_column(header, PINNED_COLUMNS[canonical[header]]) for header in pinned)
     for header in pinned:
         kind = PINNED_COLUMNS[canonical[header]]
         report_unparsed(typed, header, kind, name, present=raw[header], expected=_EXPECTED.get(kind, ""))
@@ -169,16 +167,16 @@ def _check_required_columns(canonical: dict[str, str], flavour: str, name: str) 
 def _json_object(raw: pl.DataFrame, canonical: dict[str, str], bucket: str, name: str) -> pl.Expr:
     """One JSON object from CUR 2.0's MAP column and/or legacy CUR's per-key columns; null when empty.
 
-    A MAP column read from Parquet is encoded as JSON; in CSV it already is JSON text and must be an
-    object. Per-key columns (`resource_tags_user_team`) add `"user_team": value` for each non-null
-    value; two spellings of one key (tags `user:Team` and `user:team`) keep the first non-null one.
+    A MAP column in CSV is JSON text and must be an object. Per-key columns (`resource_tags_user_team`) add
+    `"user_team": value` for each non-null value; two spellings of one key (tags `user:Team` and `user:team`)
+    keep the first non-null one.
     """
     fragments: list[pl.Expr] = []
     map_header = next((header for header, target in canonical.items() if target == bucket), None)
     if map_header is not None:
         fragments.append(_map_members(raw, map_header, name))
     for key, headers in per_key_columns(canonical, bucket).items():
-        value = pl.coalesce([pl.col(header).cast(pl.String) for header in headers])
+        value = pl.coalesce([pl.col(header) for header in headers])
         fragments.append(pl.lit(json.dumps(key) + ":") + _json_string(value))
     if not fragments:
         return pl.lit(None, dtype=pl.String)
@@ -201,15 +199,9 @@ def per_key_columns(canonical: dict[str, str], bucket: str) -> dict[str, list[st
 
 def _map_members(raw: pl.DataFrame, header: str, name: str) -> pl.Expr:
     """The members of a MAP column's JSON object, without the braces; null when the map is empty."""
-    if raw.schema[header].is_nested():
-        # The encoded wrapper minus its own key: a JSON path match would parse every value back (5x slower).
-        encoded = pl.struct(pl.col(header).alias("v")).struct.json_encode()
-        value = encoded.str.strip_prefix('{"v":').str.strip_suffix("}")
-        text = pl.when(pl.col(header).is_null()).then(None).otherwise(value)
-    else:
-        text = pl.col(header).cast(pl.String).str.strip_chars()
-        checked = raw.select(text.alias(header))
-        report_unparsed(checked, header, Kind.JSON, name, present=raw[header], expected=_EXPECTED[Kind.JSON])
+    text = pl.col(header).str.strip_chars()
+    checked = raw.select(text.alias(header))
+    report_unparsed(checked, header, Kind.JSON, name, present=raw[header], expected=_EXPECTED[Kind.JSON])
     inner = text.str.strip_prefix("{").str.strip_suffix("}").str.strip_chars()
     return pl.when(inner == "").then(None).otherwise(inner)
 

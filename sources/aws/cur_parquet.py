@@ -1,14 +1,16 @@
-"""CUR Parquet deliveries (CUR 2.0 and legacy Athena) typed and checked by DuckDB, straight from the part files.
+"""CUR Parquet files (CUR 2.0 and legacy Athena) typed and checked by DuckDB, straight from the part files.
 
-The same rows, types and rejections as `sources.aws.cur.read_cur_file`, which stays the reader of CSV
-flavours and of Parquet files with a column DuckDB cannot type exactly as polars does
-(`sources.common.typed_sql`). How a part file is typed is described here; checking and streaming the
-delivery is `sources.common.typed_parts`.
+The one reader of CUR Parquet; `sources.aws.cur` reads the CSV flavours with polars. Both share the column
+spec (`sources.aws.columns`), the names, the rules and the messages of `sources.aws.cur`, so a file says the
+same in either format. How a part file is typed is described here; checking and streaming the delivery is
+`sources.common.typed_parts`.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+
+import polars as pl
 
 from sources.aws import cur
 from sources.aws.columns import FORMAT_TITLES, JSON_COLUMNS, PINNED_COLUMNS
@@ -16,14 +18,14 @@ from sources.common import typed_parts
 from sources.common.delivery import ParsedDelivery
 from sources.common.row_checks import SqlRule, value_rules_in_duckdb
 from sources.common.sql import quote_identifier, sql_text
-from sources.common.typed_parts import PartTyping, parse_parts
+from sources.common.typed_parts import PartTyping, RefusedPart, parse_parts
 from sources.common.typed_sql import (
     UNICODE_WHITESPACE,
     json_member_sql,
     map_json_sql,
     not_json_object_sql,
-    present_text,
     text_sql,
+    trimmed_sql,
     typed_sql,
 )
 from sources.common.types import Kind
@@ -54,31 +56,28 @@ class CurPart(PartTyping):
         for bucket in JSON_COLUMNS:
             self.outputs[bucket] = self._json_object(bucket, canonical)
 
-    def _json_object(self, bucket: str, canonical: dict[str, str]) -> str | None:
-        """`cur._json_object` in SQL: the MAP column's members and the per-key columns', in header order."""
+    def _json_object(self, bucket: str, canonical: dict[str, str]) -> str:
+        """The MAP column's members and the per-key columns', in header order (`cur._json_object` for CSV).
+
+        A MAP or struct column is its JSON; any other column must hold a JSON object's text.
+        """
         objects: list[str] = []
         """Each source of members as a JSON object, null when it has none."""
         map_header = self.header_of.get(bucket)
         if map_header is not None:
             stored = self.stored_name[map_header]
-            if self.stored[stored] == "VARCHAR":
+            as_json = map_json_sql(stored, self.stored[stored])
+            if as_json is None:
                 present = self.present_value(stored)
                 self.reject_unparsed(map_header, present, not_json_object_sql(present), cur._EXPECTED[Kind.JSON])
-                trimmed = f"trim({present_text(stored)}, {sql_text(UNICODE_WHITESPACE)})"
+                trimmed = trimmed_sql(stored, self.stored[stored])
                 inner = f"nullif(trim({trimmed}[2:-2], {sql_text(UNICODE_WHITESPACE)}), '')"
-                objects.append(f"('{{' || {inner} || '}}')")
-            else:
-                objects.append(map_json_sql(stored, self.stored[stored]))
+                as_json = f"('{{' || {inner} || '}}')"
+            objects.append(as_json)
         for key, headers in cur.per_key_columns(canonical, bucket).items():
-            stored = [self.stored_name[header] for header in headers]
-            # polars cannot cast a nested column to text: a file with one stays with (and is refused by) polars
-            texts = [None if self.stored[one].startswith("MAP") else text_sql(one, self.stored[one]) for one in stored]
-            if None in texts:
-                return None
+            texts = [text_sql(stored, self.stored[stored]) for stored in map(self.stored_name.get, headers)]
             member = json_member_sql(key, "coalesce(" + ", ".join(texts) + ")")
             objects.append(f"('{{' || {member} || '}}')")
-        if None in objects:
-            return None
         if not objects:
             return "CAST(NULL AS VARCHAR)"
         if len(objects) == 1:
@@ -90,12 +89,20 @@ class CurPart(PartTyping):
         return value_rules_in_duckdb(cur.FILE_RULES, headers=self.header_of)
 
 
-def exact_parts(files: list[Path], names: list[str]) -> list[CurPart] | None:
-    """Every part file's typing when DuckDB types them all exactly as `read_cur_file`; None: read with polars."""
-    return typed_parts.exact_parts(files, names, CurPart)
+def parquet_parts(files: list[Path], names: list[str]) -> list[CurPart | RefusedPart] | None:
+    """Every part file's typing when all are Parquet; None: a CSV delivery, read file by file."""
+    return typed_parts.parquet_parts(files, names, CurPart)
 
 
-def parse_cur_parquet(parts: list[CurPart]) -> ParsedDelivery:
+def read_cur_parquet(path: Path, name: str) -> pl.DataFrame:
+    """One CUR Parquet file in `cur.output_schema()`, checked by the file rules of `cur.read_cur_csv`."""
+    return typed_parts.read_part(typed_parts.parquet_part(path, name, CurPart))
+
+
+def parse_cur_parquet(parts: list[CurPart | RefusedPart]) -> ParsedDelivery:
     """Check the delivery's part files and rows in DuckDB; the typing query is what the loader reads."""
-    formats = sorted({part.flavour for part in parts})
-    return parse_parts(parts, cur.ROW_RULES, ", ".join(FORMAT_TITLES[flavour] for flavour in formats))
+
+    def formats() -> str:
+        return ", ".join(FORMAT_TITLES[flavour] for flavour in sorted({part.flavour for part in parts}))
+
+    return parse_parts(parts, cur.ROW_RULES, formats, cur.output_schema())

@@ -1,7 +1,8 @@
-"""A CUR delivery: the files its manifests list, read by DuckDB when they are Parquet it types exactly, else by polars.
+"""A CUR delivery: the files its manifests list, Parquet typed by DuckDB and CSV by polars.
 
-File-level reading is `sources.aws.cur` (every flavour, polars) and `sources.aws.cur_parquet` (Parquet, DuckDB,
-the same rows and rejections); this module chooses between them and applies the delivery's row rules.
+Each format has one reader: `sources.aws.cur_parquet` (Parquet, DuckDB) and `sources.aws.cur` (the CSV
+flavours, polars), with the same names, rules and messages; this module chooses by the files' contents and
+applies the delivery's row rules.
 """
 
 from __future__ import annotations
@@ -12,11 +13,12 @@ import polars as pl
 
 from sources.aws import cur_parquet
 from sources.aws.columns import FORMAT_TITLES
-from sources.aws.cur import CUR_DATA_SUFFIXES, ROW_RULES, read_cur_file
+from sources.aws.cur import CUR_DATA_SUFFIXES, ROW_RULES, read_cur_csv
 from sources.common.delivery import Delivery, ParsedDelivery
 from sources.common.errors import RejectedInput
 from sources.common.manifests import AWS_CUR, listed_data_files
 from sources.common.row_checks import check_rows
+from sources.common.typed_parts import is_parquet
 
 _STATUS_TABLE_FOLDER = "cost_and_usage_data_status"
 """The Athena flavour's report-status table, delivered beside the data: not billing lines."""
@@ -25,16 +27,25 @@ _STATUS_TABLE_FOLDER = "cost_and_usage_data_status"
 def parse_cur_delivery(delivery: Delivery) -> ParsedDelivery:
     """The connector entry point: the files the delivery's manifests list (else all of them), typed.
 
-    Parquet deliveries DuckDB can type exactly are typed there, part by part, in one query the loader
-    streams; CSV flavours and the rest are read into one polars frame. Both give the same rows and
-    rejections (tests/sources/aws/test_cur_parquet_in_duckdb.py).
+    A Parquet delivery is typed by DuckDB, part by part, in one query the loader streams; CSV flavours
+    (and a delivery that mixes formats) are read file by file into one polars frame.
     """
     files = delivered_files(delivery)
     names = [delivery.display_name(file) for file in files]
-    parts = cur_parquet.exact_parts(files, names)
+    parts = cur_parquet.parquet_parts(files, names)
     if parts is not None:
         return cur_parquet.parse_cur_parquet(parts)
-    return parse_with_polars(files, names)
+    return parse_file_by_file(files, names)
+
+
+def read_cur_file(path: Path, *, source_file: str | None = None) -> pl.DataFrame:
+    """One CUR data file in `cur.output_schema()`, by the reader of its format; RejectedInput names file,
+    row and column. `source_file` is the name recorded for lineage and used in messages (defaults to the path).
+    """
+    name = source_file or str(path)
+    if is_parquet(path, name):
+        return cur_parquet.read_cur_parquet(path, name)
+    return read_cur_csv(path, source_file=name)
 
 
 def delivered_files(delivery: Delivery) -> list[Path]:
@@ -46,7 +57,7 @@ def delivered_files(delivery: Delivery) -> list[Path]:
     return files
 
 
-def parse_with_polars(files: list[Path], names: list[str]) -> ParsedDelivery:
+def parse_file_by_file(files: list[Path], names: list[str]) -> ParsedDelivery:
     """Every file read by `read_cur_file` into one frame, then the delivery's row rules."""
     frame = pl.concat([read_cur_file(file, source_file=name) for file, name in zip(files, names, strict=True)])
     check_rows(frame, ROW_RULES)

@@ -47,7 +47,12 @@ def read_raw(path: Path, name: str) -> pl.DataFrame:
             raise RejectedInput(name, f"is not a readable Parquet file: {first_line(exc)}") from exc
         text = pl.col(pl.String)
         return frame.with_columns(pl.when(text.is_in(NULL_LITERALS)).then(None).otherwise(text).name.keep())
-    with decompressed(path, name, gzipped=magic.startswith(GZIP_MAGIC)) as csv_path:
+    return read_text_table(path, name)
+
+
+def read_text_table(path: Path, name: str) -> pl.DataFrame:
+    """A (gzip) CSV file as text columns, whatever its name; `NULL` literals become nulls."""
+    with decompressed(path, name, gzipped=magic_bytes(path, name).startswith(GZIP_MAGIC)) as csv_path:
         return read_csv(csv_path, name)
 
 

@@ -1,8 +1,10 @@
-"""Typing text or Parquet columns by `Kind`, and rejecting the first value that does not parse.
+"""Typing text columns by `Kind` in polars, and rejecting the first value that does not parse.
 
-Money never goes through a binary float: a Parquet double becomes the decimal it prints as (0.1
-stays 0.1), text is parsed straight to DECIMAL(38, 12). Timestamps become naive UTC. Yes/no columns
-(`flag`) are stored as the text `true` or `false`, whatever spelling the provider used.
+Text (CSV) is parsed straight to DECIMAL(38, 12), never through a binary float; timestamps in the
+spellings of `DATETIME_FORMATS` become naive UTC. Yes/no columns (`flag`) are stored as the text `true`
+or `false`, whatever spelling the provider used. CUR and FOCUS Parquet files are typed by DuckDB
+(`sources.common.typed_sql`); the helpers for Parquet values here (`utc_timestamp`, nested values as JSON)
+serve the readers that read both formats with polars (Azure, the contract layouts).
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import polars as pl
 from sources.common.delivery import DeliveryWarning
 from sources.common.rejects import reject_first, shorten
 from sources.common.row_checks import flag_rows
-from sources.common.types import DATETIME_FORMATS, DECIMAL, DECIMAL_SCALE, TIMESTAMP, Kind
+from sources.common.types import DATETIME_FORMATS, DECIMAL, TIMESTAMP, Kind
 
 FLAG_SPELLINGS: dict[str, str] = {
     "true": "true",
@@ -27,17 +29,6 @@ FLAG_SPELLINGS: dict[str, str] = {
 """How providers write yes or no (compared trimmed and lower-cased: OCI reports write `Y`/`N` as well as
 `true`/`false`), and the text the warehouse stores for each."""
 FLAG_EXPECTED = "yes or no (true/false, yes/no, y/n or 1/0, in any case)"
-
-
-def as_text(raw: pl.DataFrame, column: str) -> pl.Expr:
-    """Any column as text; nested Parquet values (structs, lists, maps) as JSON."""
-    dtype = raw.schema[column]
-    if dtype.is_nested():
-        # The encoded wrapper minus its own key: a JSON path match would parse every value back (5x slower).
-        encoded = pl.struct(pl.col(column).alias("v")).struct.json_encode()
-        value = encoded.str.strip_prefix('{"v":').str.strip_suffix("}")
-        return pl.when(pl.col(column).is_null()).then(None).otherwise(value).alias(column)
-    return pl.col(column).cast(pl.String)
 
 
 def trimmed_text(raw: pl.DataFrame, column: str) -> pl.Expr:
@@ -93,23 +84,13 @@ def unreadable_flags(frame: pl.DataFrame, column: str, written: pl.Series, *, na
     )
 
 
-def typed_column(raw: pl.DataFrame, column: str, kind: Kind) -> pl.Expr:
-    """One column of a file read by `read_raw` as `kind`; a value that does not parse becomes null."""
-    dtype = raw.schema[column]
-    source = pl.col(column)
+def typed_text_column(column: str, kind: Kind) -> pl.Expr:
+    """One text column as `kind`; a value that does not parse becomes null, a blank one too."""
+    text = pl.col(column)
     if kind is Kind.DECIMAL:
-        if dtype.is_float():
-            # Through the shortest decimal text of the double: 0.1 stays 0.1, not 0.1000000000000000055.
-            return source.cast(pl.String).str.to_decimal(scale=DECIMAL_SCALE).cast(DECIMAL).alias(column)
-        if dtype == pl.String:
-            return source.str.strip_chars().cast(DECIMAL, strict=False).alias(column)
-        return source.cast(DECIMAL, strict=False).alias(column)
+        return text.str.strip_chars().cast(DECIMAL, strict=False).alias(column)
     if kind is Kind.DATETIME:
-        stored = utc_timestamp(raw, column)
-        if stored is not None:
-            return stored
-        return parse_timestamp(source.cast(pl.String).str.strip_chars()).alias(column)
-    text = as_text(raw, column)
+        return parse_timestamp(text.str.strip_chars()).alias(column)
     # An empty string is no value (Oracle's rows in FOCUS-Sample-Data write `""`).
     return pl.when(text.str.strip_chars() == "").then(None).otherwise(text).alias(column)
 

@@ -1,18 +1,19 @@
-"""A columnar delivery typed and checked by DuckDB: one query per part file, the parts in delivery order.
+"""Parquet files typed and checked by DuckDB: one query per part file, the parts in delivery order.
 
 A format's reader describes each Parquet part file as a `PartTyping`: the SQL of every output column
-(`sources.common.typed_sql`, value for value what its polars reader gives) and the rules that refuse the
-file, in the order its polars reader applies them. `parse_parts` then checks each part (one counting scan
-for its values that do not parse and its file rules), the delivery's rows (one scan for the rules every
-source shares, `sources.common.row_checks`) and returns the union query, which the loader streams into
-the lake: no delivery is ever held whole in memory, and no Python touches a row.
+(`sources.common.typed_sql`) and the rules that refuse the file, in the order its text reader applies them
+to a CSV file. `parse_parts` then checks each part (one counting scan for its values that do not parse and
+its file rules), the delivery's rows (one scan for the rules every source shares, `sources.common.row_checks`)
+and returns the union query, which the loader streams into the lake: no delivery is ever held whole in
+memory, and no Python touches a row. `read_part` gives one file's typed rows as a frame, for a delivery
+that mixes Parquet and CSV files.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
 import duckdb
 import polars as pl
@@ -29,31 +30,34 @@ from sources.common.types import sql_type
 P = TypeVar("P", bound="PartTyping")
 
 
+class Part(Protocol):
+    name: str
+
+    def check(self, con: duckdb.DuckDBPyConnection) -> None: ...
+
+    def select(self, *, checked: bool = False, lengths: bool = False) -> str: ...
+
+
 class PartTyping:
     """One Parquet part file: its typed columns (`outputs`) and the rules that refuse it (`unparsed`, then the
     format's `file_rules`). A subclass fills both from the file's stored columns and types (`stored`)."""
 
     def __init__(self, part: Path, name: str, stored: Mapping[str, str], output_schema: Mapping[str, pl.DataType]):
         self.part, self.name, self.stored, self.output_schema = part, name, dict(stored), dict(output_schema)
-        self.outputs: dict[str, str | None] = {"_source_file": sql_text(name), "_source_row": "file_row_number + 1"}
-        """Output column -> its SQL; None where DuckDB cannot give what the polars reader gives (`exact`)."""
+        self.outputs: dict[str, str] = {"_source_file": sql_text(name), "_source_row": "file_row_number + 1"}
+        """Output column -> its SQL; a column the file lacks is null."""
         self.present: dict[str, str] = {}
-        """Alias -> a stored value as the polars reader sees it, for the rules on values that do not parse."""
+        """Alias -> a stored value as the file holds it, for the rules on values that do not parse."""
         self.unparsed: list[SqlRule] = []
         self.stored_lengths: dict[str, str] = {}
         """Output text column -> the byte length of the stored text it is (blanks aside), cheaper to read."""
 
-    @property
-    def exact(self) -> bool:
-        """Whether DuckDB types every column of this file exactly as the polars reader does."""
-        return all(expression is not None for expression in self.outputs.values())
-
     def file_rules(self) -> list[SqlRule]:
-        """The format's per-file rules over the typed columns, in its polars reader's order."""
+        """The format's per-file rules over the typed columns, in the order its text reader applies them."""
         return []
 
     def present_value(self, column: str, *, blanks_are_null: bool = True) -> str:
-        """Stored `column` as the polars reader quotes it, as a column of the checked select (its quoted alias)."""
+        """Stored `column` as a rejection quotes it, as a column of the checked select (its quoted alias)."""
         alias = f"__present_{len(self.present)}"
         if self.stored[column] == "VARCHAR":
             value = present_text(column, blanks_are_null=blanks_are_null)
@@ -97,30 +101,57 @@ class PartTyping:
         )
 
 
-def exact_parts(
-    files: Sequence[Path], names: Sequence[str], typing: Callable[[Path, str, dict[str, str]], P]
-) -> list[P] | None:
-    """Every file's `typing` when all are Parquet that DuckDB types exactly; None: keep the polars reader.
+class RefusedPart:
+    """A file refused before its values are read (unreadable, no rows, a required column missing): refused
+    when its turn comes, so the files before it are checked first, in delivery order."""
 
-    A file whose typing cannot even start (unreadable, no rows, a required column missing) also leaves the
-    delivery to the polars reader, which rejects it in its own words and order.
-    """
-    parts = []
-    with duckdb.connect() as con:
-        for part, name in zip(files, names, strict=True):
+    def __init__(self, name: str, refusal: RejectedInput):
+        self.name, self.refusal = name, refusal
+
+    def check(self, con: duckdb.DuckDBPyConnection) -> None:
+        raise self.refusal
+
+    def select(self, *, checked: bool = False, lengths: bool = False) -> str:
+        raise self.refusal
+
+
+def is_parquet(path: Path, name: str) -> bool:
+    return magic_bytes(path, name).startswith(PARQUET_MAGIC)
+
+
+def parquet_parts(
+    files: Sequence[Path], names: Sequence[str], typing: Callable[[Path, str, dict[str, str]], P]
+) -> list[P | RefusedPart] | None:
+    """Every file's `typing` when all are Parquet; None when one is not (a CSV delivery, read file by file)."""
+    if not all(is_parquet(part, name) for part, name in zip(files, names, strict=True)):
+        return None
+    return [parquet_part(part, name, typing) for part, name in zip(files, names, strict=True)]
+
+
+def parquet_part(part: Path, name: str, typing: Callable[[Path, str, dict[str, str]], P]) -> P | RefusedPart:
+    """One Parquet file's `typing` from its stored columns, or the refusal of a file with nothing to type."""
+    try:
+        with duckdb.connect() as con:
             try:
-                if not magic_bytes(part, name).startswith(PARQUET_MAGIC):
-                    return None
                 stored = parquet_schema(con, part)
-                if not con.execute(f"SELECT count(*) FROM {parquet_scan(part)}").fetchall()[0][0]:
-                    return None
-                typed = typing(part, name, stored)
-            except (duckdb.Error, RejectedInput):
-                return None
-            if not typed.exact:
-                return None
-            parts.append(typed)
-    return parts
+                rows = con.execute(f"SELECT count(*) FROM {parquet_scan(part)}").fetchall()[0][0]
+            except duckdb.Error as exc:
+                raise RejectedInput(name, f"is not a readable Parquet file: {first_line(exc)}") from exc
+        if not rows:
+            raise RejectedInput(name, "the file has a header but no data rows")
+        return typing(part, name, stored)
+    except RejectedInput as refusal:
+        return RefusedPart(name, refusal)
+
+
+def read_part(part: Part) -> pl.DataFrame:
+    """One Parquet file's typed rows, checked by its part's rules (not the delivery's row rules)."""
+    with typing_connection() as con:
+        try:
+            part.check(con)
+            return con.sql(part.select()).pl()
+        except duckdb.Error as exc:
+            raise RejectedInput(part.name, f"is not a readable Parquet file: {first_line(exc)}") from exc
 
 
 def text_columns(output_schema: Mapping[str, pl.DataType]) -> list[str]:
@@ -131,15 +162,19 @@ def length_alias(column: str) -> str:
     return f"__length_{column}"
 
 
-def parse_parts(parts: Sequence[PartTyping], row_rules: RowRules, format_version: str) -> ParsedDelivery:
-    """Check every part file, then the delivery's rows; the query that types them is what the loader reads."""
-    schema = parts[0].output_schema
-    typed = " UNION ALL ".join(f"({part.select()})" for part in parts)
+def parse_parts(
+    parts: Sequence[Part], row_rules: RowRules, format_version: Callable[[], str], schema: Mapping[str, pl.DataType]
+) -> ParsedDelivery:
+    """Check every part file, then the delivery's rows; the query that types them is what the loader reads.
+
+    `format_version` is asked once every file has passed its checks (a refused file has none).
+    """
     with typing_connection() as con:
         current = parts[0]
         try:
             for current in parts:
                 current.check(con)
+            typed = " UNION ALL ".join(f"({part.select()})" for part in parts)
             with_lengths = " UNION ALL ".join(f"({part.select(lengths=True)})" for part in parts)
             check_rows_in_duckdb(
                 con,
@@ -152,4 +187,4 @@ def parse_parts(parts: Sequence[PartTyping], row_rules: RowRules, format_version
             rows = con.execute(f"SELECT count(*) FROM ({typed})").fetchall()[0][0]
         except duckdb.Error as exc:
             raise RejectedInput(current.name, f"is not a readable Parquet file: {first_line(exc)}") from exc
-    return ParsedDelivery(frame=TypedQuery(sql=typed, rows=rows), format_version=format_version)
+    return ParsedDelivery(frame=TypedQuery(sql=typed, rows=rows), format_version=format_version())

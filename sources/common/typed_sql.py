@@ -1,13 +1,12 @@
-"""Typing Parquet columns in DuckDB, value for value as the polars readers type them (`sources.common.typed`).
+"""Typing Parquet columns by `Kind` in DuckDB: the one implementation of the typing contract for Parquet.
 
-Columnar deliveries (CUR 2.0 and legacy CUR Parquet) are typed by DuckDB straight from `read_parquet`, in
-queries that stream the part files: memory follows the part, not the month, and no Python touches a row.
-Each expression here gives what `typed_column` gives for the same Parquet type. Where DuckDB has no exact
-twin of the polars conversion (a date-time held as text, a nested column that is not a map, numbers turned
-into text) `typed_sql` returns None and the reader keeps its polars path for the delivery. Two differences
-remain, both documented in docs/benchmarks.md: a decimal whose 13th decimal digit is a tie (…5 exactly)
-rounds half away from zero here and half to even in polars, and map values that are numbers of 16 or more
-integer digits print without an exponent.
+CUR and FOCUS Parquet files are typed here, straight from `read_parquet`, in queries that stream the part
+files: memory follows the part, not the month, and no Python touches a row. Text files (CSV) are typed by
+polars (`sources.common.typed`), the better tool for text that has just been read; both follow the contract
+of `sources.common.types` (DECIMAL(38, 12) never through a binary float, naive UTC timestamps in the
+spellings of `DATETIME_FORMATS`, `NULL` literals and blanks as null) and share its constants, not its code.
+Every Parquet type has an expression: a value with no meaning as `kind` (a boolean where money belongs)
+becomes null, and the reader rejects the file at the first such value.
 """
 
 from __future__ import annotations
@@ -22,7 +21,7 @@ import duckdb
 
 from sources.common.files import NULL_LITERALS
 from sources.common.sql import quote_identifier, sql_text, sql_text_list
-from sources.common.types import DECIMAL_PRECISION, DECIMAL_SCALE, Kind, polars_type, sql_type
+from sources.common.types import DATETIME_FORMATS, DECIMAL_PRECISION, DECIMAL_SCALE, Kind, polars_type, sql_type
 
 UNICODE_WHITESPACE = (
     "\t\n\x0b\x0c\r \x85\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + ("\u2028\u2029\u202f\u205f\u3000")
@@ -32,7 +31,12 @@ UNICODE_WHITESPACE = (
 DECIMAL_SQL = f"DECIMAL({DECIMAL_PRECISION}, {DECIMAL_SCALE})"
 _INTEGER = re.compile(r"U?(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT)")
 _TIMESTAMP = re.compile(r"TIMESTAMP(_S|_MS|_NS)?|DATE")
-_TEXT_MAP = re.compile(r"MAP\(VARCHAR, (VARCHAR|DOUBLE|FLOAT|BIGINT|INTEGER|BOOLEAN)\)")
+_NESTED = re.compile(r"(MAP|STRUCT)\(.*\)|.*\[\d*\]")
+"""A map, a struct, a list or an array: written as its JSON."""
+_OBJECT = re.compile(r"(MAP|STRUCT)\(.*\)")
+"""A nested type whose JSON is an object."""
+DATETIME_FORMATS_SQL = [spelling.replace("%.f", ".%n") for spelling in DATETIME_FORMATS]
+"""`DATETIME_FORMATS` in DuckDB's `strptime` spelling: chrono's `%.f` (a dot and 1 to 9 digits) is `.%n`."""
 READER_MEMORY_LIMIT = "1GB"
 """The reader's own DuckDB: its checks stream the part files; only the duplicate line item check holds a hash
 table of a delivery's keys."""
@@ -76,57 +80,72 @@ def present_text(column: str, *, blanks_are_null: bool = True) -> str:
     )
 
 
-def text_sql(column: str, stored_type: str, *, blanks_are_null: bool = True) -> str | None:
-    """Any column as the polars reader's text (`cast(pl.String)`); None where DuckDB's text would differ.
-
-    A map becomes its JSON object (an empty map `{}`), as polars encodes a nested value.
-    """
+def text_sql(column: str, stored_type: str, *, blanks_are_null: bool = True) -> str:
+    """Any column as text: VARCHAR as `present_text`, a map, struct or list as its JSON (an empty map `{}`),
+    anything else as DuckDB writes it."""
+    name = quote_identifier(column)
     if stored_type == "VARCHAR":
         return present_text(column, blanks_are_null=blanks_are_null)
     if stored_type == '"NULL"':
         return "CAST(NULL AS VARCHAR)"
-    if stored_type == "BOOLEAN" or _INTEGER.fullmatch(stored_type):
-        return f"CAST({quote_identifier(column)} AS VARCHAR)"
-    if _TEXT_MAP.fullmatch(stored_type):
-        return f"CAST(to_json({quote_identifier(column)}) AS VARCHAR)"
-    return None
+    if _NESTED.fullmatch(stored_type):
+        return f"CAST(to_json({name}) AS VARCHAR)"
+    return f"CAST({name} AS VARCHAR)"
 
 
-def typed_sql(column: str, stored_type: str, kind: Kind) -> str | None:
-    """`column` of Parquet type `stored_type` as `kind`, null where it does not parse; None: no exact twin here."""
+def trimmed_sql(column: str, stored_type: str) -> str:
+    """Any column as text (`text_sql`), surrounding Unicode white space dropped."""
+    return f"trim({text_sql(column, stored_type)}, {sql_text(UNICODE_WHITESPACE)})"
+
+
+def parsed_timestamp_sql(text: str) -> str:
+    """Text (SQL) in the first of `DATETIME_FORMATS` it matches, as naive UTC; null where none does.
+
+    One `try_strptime` per format: given the list at once, DuckDB 2.0.1 applies a row's UTC offset to the rows
+    after it that have none (`…04:00+02:00` then `…03:00Z` read 01:00). `%n` parses to nanoseconds: whole
+    microseconds are kept, the rest dropped, as chrono's `%.f` does into microseconds.
+    """
+    parsed = ", ".join(f"epoch_ns(try_strptime({text}, {sql_text(spelling)}))" for spelling in DATETIME_FORMATS_SQL)
+    return f"make_timestamp(coalesce({parsed}) // 1000)"
+
+
+def typed_sql(column: str, stored_type: str, kind: Kind) -> str:
+    """`column` of Parquet type `stored_type` as `kind`; null where a value does not parse as `kind`."""
     name = quote_identifier(column)
     if stored_type == '"NULL"':
         return f"CAST(NULL AS {sql_type(polars_type(kind))})"
     if kind is Kind.DECIMAL:
         if stored_type in ("DOUBLE", "FLOAT"):
-            # Through the shortest decimal text of the double, as the polars reader does: 0.1 stays 0.1.
+            # Through the shortest decimal text of the double: 0.1 stays 0.1, not 0.1000000000000000055.
             return f"TRY_CAST(CAST({name} AS VARCHAR) AS {DECIMAL_SQL})"
-        if stored_type == "VARCHAR":
-            trimmed = f"trim({present_text(column)}, {sql_text(UNICODE_WHITESPACE)})"
-            # DuckDB also reads `1_000`; polars does not, and neither should a money column.
-            return f"CASE WHEN contains({trimmed}, '_') THEN NULL ELSE TRY_CAST({trimmed} AS {DECIMAL_SQL}) END"
         if _INTEGER.fullmatch(stored_type) or stored_type.startswith("DECIMAL"):
             return f"TRY_CAST({name} AS {DECIMAL_SQL})"
-        return None
+        trimmed = trimmed_sql(column, stored_type)
+        # DuckDB also reads `1_000`; a money column should not.
+        return f"CASE WHEN contains({trimmed}, '_') THEN NULL ELSE TRY_CAST({trimmed} AS {DECIMAL_SQL}) END"
     if kind in (Kind.DATETIME, Kind.DATE):
         if stored_type == "TIMESTAMP WITH TIME ZONE":
             # Its UTC wall time through the epoch: a CAST would give the wall time in the session's time zone.
             return f"make_timestamp(epoch_us({name}))"
-        return f"CAST({name} AS TIMESTAMP)" if _TIMESTAMP.fullmatch(stored_type) else None
+        if _TIMESTAMP.fullmatch(stored_type):
+            return f"CAST({name} AS TIMESTAMP)"
+        return parsed_timestamp_sql(trimmed_sql(column, stored_type))
     if kind is Kind.INTEGER:
-        return f"TRY_CAST({name} AS BIGINT)" if _INTEGER.fullmatch(stored_type) else None
+        if _INTEGER.fullmatch(stored_type):
+            return f"TRY_CAST({name} AS BIGINT)"
+        return f"TRY_CAST({trimmed_sql(column, stored_type)} AS BIGINT)"
     return text_sql(column, stored_type)
 
 
 def map_json_sql(column: str, stored_type: str) -> str | None:
-    """A MAP column as its JSON object, null when empty; None: not a map of text, numbers or booleans.
+    """A map or struct column as its JSON object, null when empty; None: not a type whose JSON is an object.
 
-    DuckDB writes JSON compactly, as polars does: no space to trim, the same string escapes.
+    DuckDB writes JSON compactly: no space to trim.
     """
-    if not _TEXT_MAP.fullmatch(stored_type):
-        return None
     name = quote_identifier(column)
-    return f"CASE WHEN cardinality({name}) = 0 THEN NULL ELSE to_json({name}) END"
+    if stored_type.startswith("MAP("):
+        return f"CASE WHEN cardinality({name}) = 0 THEN NULL ELSE to_json({name}) END"
+    return f"to_json({name})" if _OBJECT.fullmatch(stored_type) else None
 
 
 def not_json_object_sql(text: str) -> str:

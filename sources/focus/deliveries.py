@@ -1,7 +1,8 @@
-"""A FOCUS delivery: the files its manifest lists, read by DuckDB when they are Parquet it types exactly, else polars.
+"""A FOCUS delivery: the files its manifest lists, Parquet typed by DuckDB and CSV by polars.
 
-File-level reading is `sources.focus.reader` (CSV and Parquet, polars) and `sources.focus.parquet` (Parquet,
-DuckDB, the same rows and rejections); this module chooses between them and applies the delivery's row rules.
+Each format has one reader: `sources.focus.parquet` (Parquet, DuckDB) and `sources.focus.reader` (CSV,
+polars), with the same names, rules and messages; this module chooses by the files' contents and applies the
+delivery's row rules.
 """
 
 from __future__ import annotations
@@ -9,13 +10,16 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+import polars as pl
+
 from sources.common.delivery import Delivery, DeliveryWarning, ParsedDelivery, TypedQuery
 from sources.common.errors import RejectedInput
 from sources.common.manifests import listed_data_files
 from sources.common.row_checks import Flag, check_rows, flag_rows_in_duckdb
+from sources.common.typed_parts import is_parquet
 from sources.common.typed_sql import ordered_files_sql, typing_connection
 from sources.focus import parquet
-from sources.focus.reader import ROW_RULES, read_focus_files
+from sources.focus.reader import ROW_RULES, FocusFile, read_focus_csv
 
 _COMMITTED_USAGE = "ChargeCategory = 'Usage' AND CommitmentDiscountId IS NOT NULL"
 DERIVED_VALUES = (
@@ -45,8 +49,8 @@ def parse_focus_delivery(delivery: Delivery) -> ParsedDelivery:
     """
     files = delivered_files(delivery)
     names = [delivery.display_name(file) for file in files]
-    parts = parquet.exact_parts(files, names)
-    parsed = parquet.parse_focus_parquet(parts) if parts is not None else parse_with_polars(files, names)
+    parts = parquet.parquet_parts(files, names)
+    parsed = parquet.parse_focus_parquet(parts) if parts is not None else parse_file_by_file(files, names)
     return replace(parsed, warnings=parsed.warnings + derived_value_warnings(parsed, names))
 
 
@@ -58,7 +62,32 @@ def delivered_files(delivery: Delivery) -> list[Path]:
     return files
 
 
-def parse_with_polars(files: list[Path], names: list[str]) -> ParsedDelivery:
+def read_focus_file(path: Path, *, source_file: str | None = None, require_mandatory: bool = True) -> FocusFile:
+    """Parse and validate one FOCUS file by the reader of its format.
+
+    `source_file` is the name recorded for lineage and used in messages (defaults to the path).
+    `require_mandatory=False` accepts partial files such as the spec's worked examples; the
+    values present are still typed and checked.
+    Raises RejectedInput naming the file, and where there is one the row and column.
+    """
+    name = source_file or str(path)
+    if is_parquet(path, name):
+        return parquet.read_focus_parquet(path, name, require_mandatory=require_mandatory)
+    return read_focus_csv(path, source_file=name, require_mandatory=require_mandatory)
+
+
+def read_focus_files(files: list[tuple[Path, str]], *, require_mandatory: bool = True) -> FocusFile:
+    """Parse the files of one delivery (path, name for lineage) into one frame."""
+    if not files:
+        raise ValueError("read_focus_files needs at least one file")
+    parsed = [read_focus_file(path, source_file=name, require_mandatory=require_mandatory) for path, name in files]
+    return FocusFile(
+        frame=pl.concat([part.frame for part in parsed], how="vertical"),
+        focus_version=",".join(sorted({part.focus_version for part in parsed})),
+    )
+
+
+def parse_file_by_file(files: list[Path], names: list[str]) -> ParsedDelivery:
     """Every file read by `read_focus_file` into one frame, then the delivery's row rules."""
     parsed = read_focus_files(list(zip(files, names, strict=True)))
     check_rows(parsed.frame, ROW_RULES)

@@ -1,9 +1,10 @@
-"""Read FOCUS 1.0–1.3 Cost and Usage files (CSV, gzip CSV, Parquet) into typed polars frames.
+"""The FOCUS 1.0–1.3 Cost and Usage format's names, rules and messages, and its CSV reader (polars).
 
 Real files differ from the spec in known ways, all handled here: the literal string `NULL` or an
 empty string for nulls, a UTF-8 byte-order mark, provider columns with or without the `x_` prefix, 1.3 renames
-(`ServiceProviderName`), timestamps with or without `Z` or fractions, and Parquet money columns
-stored as doubles. Money is parsed straight to DECIMAL(38, 12): never through a binary float.
+(`ServiceProviderName`), timestamps with or without `Z` or fractions. Money is parsed straight to
+DECIMAL(38, 12): never through a binary float. Parquet files are typed by DuckDB with the same names, rules
+and messages (`sources.focus.parquet`).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import polars as pl
 
 from sources.common.delivery import LINEAGE_SCHEMA
 from sources.common.errors import RejectedInput
-from sources.common.files import read_raw
+from sources.common.files import read_text_table
 from sources.common.row_checks import (
     WARNING,
     AllOf,
@@ -30,7 +31,7 @@ from sources.common.row_checks import (
     required,
 )
 from sources.common.sql import quote_identifier, sql_text
-from sources.common.typed import as_text, report_unparsed, typed_column
+from sources.common.typed import report_unparsed, typed_text_column
 from sources.common.types import DECIMAL_EXPECTED, Kind, polars_type
 from sources.focus.columns import (
     CHARGE_CATEGORIES,
@@ -118,16 +119,10 @@ def output_schema() -> dict[str, pl.DataType]:
     return schema | LINEAGE_SCHEMA
 
 
-def read_focus_file(path: Path, *, source_file: str | None = None, require_mandatory: bool = True) -> FocusFile:
-    """Parse and validate one FOCUS file.
-
-    `source_file` is the name recorded for lineage and used in messages (defaults to the path).
-    `require_mandatory=False` accepts partial files such as the spec's worked examples; the
-    values present are still typed and checked.
-    Raises RejectedInput naming the file, and where there is one the row and column.
-    """
+def read_focus_csv(path: Path, *, source_file: str | None = None, require_mandatory: bool = True) -> FocusFile:
+    """One FOCUS CSV (or gzip CSV) file, parsed and validated as `deliveries.read_focus_file` says."""
     name = source_file or str(path)
-    raw = read_raw(path, name)
+    raw = read_text_table(path, name)
     if raw.height == 0:
         raise RejectedInput(name, "the file has a header but no data rows")
     raw = raw.rename(canonical_names(raw.columns, name))
@@ -140,8 +135,12 @@ def read_focus_file(path: Path, *, source_file: str | None = None, require_manda
         pl.lit(name).alias("_source_file"),
         pl.int_range(1, typed.height + 1, dtype=pl.Int64).alias("_source_row"),
     )
-    check_values(typed, FILE_RULES if require_mandatory else PARTIAL_FILE_RULES)
+    check_values(typed, file_rules(require_mandatory=require_mandatory))
     return FocusFile(frame=typed.select(output_schema().keys()), focus_version=version)
+
+
+def file_rules(*, require_mandatory: bool = True) -> RowRules:
+    return FILE_RULES if require_mandatory else PARTIAL_FILE_RULES
 
 
 def detect_focus_version(columns: list[str]) -> str:
@@ -189,9 +188,9 @@ def _typed_frame(raw: pl.DataFrame, name: str) -> pl.DataFrame:
         if column not in raw.columns:
             columns.append(pl.lit(None, dtype=polars_type(kind)).alias(column))
             continue
-        columns.append(typed_column(raw, column, kind))
+        columns.append(typed_text_column(column, kind))
     extensions = (
-        pl.struct([as_text(raw, column) for column in extras]).struct.json_encode()
+        pl.struct([pl.col(column) for column in extras]).struct.json_encode()
         if extras
         else pl.lit(None, dtype=pl.String)
     )
@@ -200,14 +199,3 @@ def _typed_frame(raw: pl.DataFrame, name: str) -> pl.DataFrame:
         if column in raw.columns:
             report_unparsed(typed, column, kind, name, present=raw[column], expected=_EXPECTED.get(kind, ""))
     return typed
-
-
-def read_focus_files(files: list[tuple[Path, str]], *, require_mandatory: bool = True) -> FocusFile:
-    """Parse the files of one delivery (path, name for lineage) into one frame."""
-    if not files:
-        raise ValueError("read_focus_files needs at least one file")
-    parsed = [read_focus_file(path, source_file=name, require_mandatory=require_mandatory) for path, name in files]
-    return FocusFile(
-        frame=pl.concat([part.frame for part in parsed], how="vertical"),
-        focus_version=",".join(sorted({part.focus_version for part in parsed})),
-    )

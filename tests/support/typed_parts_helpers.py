@@ -1,4 +1,5 @@
-"""Reading one delivery both ways, DuckDB's typed parts and the polars reader, and comparing what comes out."""
+"""Reading one Parquet delivery both ways, as one streamed DuckDB query and file by file into a polars frame
+(the path of a delivery that mixes formats), and comparing what comes out."""
 
 from __future__ import annotations
 
@@ -11,43 +12,44 @@ import duckdb
 
 from pipelines.lib.catalog.billing import BillingSource
 from pipelines.lib.settings import FinopsHome
+from pipelines.lib.warehouse.connection import connect
 from pipelines.lib.warehouse.lake import Lake
-from pipelines.lib.warehouse.warehouse import connect, load_delivery
+from pipelines.lib.warehouse.loads import load_delivery
 from sources.common.delivery import Delivery, ParsedDelivery
 from sources.common.errors import RejectedInput
 
 
 @dataclass(frozen=True)
 class BothReaders:
-    """A format's two readers of a delivery's files, and the billing source they load into."""
+    """A format's two ways of reading a delivery's files, and the billing source they load into."""
 
     source: BillingSource
     delivered_files: Callable[[Delivery], list[Path]]
-    exact_parts: Callable[[list[Path], list[str]], list[Any] | None]
+    parquet_parts: Callable[[list[Path], list[str]], list[Any] | None]
     in_duckdb: Callable[[list[Any]], ParsedDelivery]
-    with_polars: Callable[[list[Path], list[str]], ParsedDelivery]
+    file_by_file: Callable[[list[Path], list[str]], ParsedDelivery]
 
     def delivery(self, folder: Path) -> Delivery:
         return Delivery(source=self.source.name, path=folder, landing_root=folder.parent)
 
     def parsed_both_ways(self, folder: Path) -> tuple[ParsedDelivery, ParsedDelivery]:
-        """Each reader's result; the delivery must be one DuckDB types exactly."""
+        """Each way's result; the delivery must be Parquet."""
         target = self.delivery(folder)
         files = self.delivered_files(target)
         names = [target.display_name(file) for file in files]
-        parts = self.exact_parts(files, names)
-        assert parts is not None, "the delivery should take the DuckDB path"
-        return self.in_duckdb(parts), self.with_polars(files, names)
+        parts = self.parquet_parts(files, names)
+        assert parts is not None, "the delivery should be read as Parquet parts"
+        return self.in_duckdb(parts), self.file_by_file(files, names)
 
     def outcomes(self, folder: Path) -> tuple[object, object]:
         """What each reader does with the delivery: its rows as a frame, or the rejection's message."""
         target = self.delivery(folder)
         files = self.delivered_files(target)
         names = [target.display_name(file) for file in files]
-        parts = self.exact_parts(files, names)
-        assert parts is not None, "the delivery should take the DuckDB path"
+        parts = self.parquet_parts(files, names)
+        assert parts is not None, "the delivery should be read as Parquet parts"
         found = []
-        for read in (lambda: self.in_duckdb(parts), lambda: self.with_polars(files, names)):
+        for read in (lambda: self.in_duckdb(parts), lambda: self.file_by_file(files, names)):
             try:
                 found.append(read().to_polars())
             except RejectedInput as error:

@@ -208,7 +208,8 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> FinopsHome:
             for feed in (gcp_catalog.FEED, lambda_cloud.FEED):
                 refresh_price_feed(home, con, feed, [PRICE_DAY], offline=False, log=log, today=PRICE_DAY)
     build = subprocess.run(
-        [DBT, "build", "--select", "+fct_gpu_commitment_recommendations", "--exclude", "test_type:unit",
+        [DBT, "build", "--select", "+fct_gpu_commitment_recommendations", "+fct_gpu_usage_profile",
+         "--exclude", "test_type:unit",
          "--indirect-selection", "cautious",
          "--target-path", str(tmp_path / "target"), "--log-path", str(tmp_path / "logs")],
         cwd=DBT_PROJECT_DIR, env=dbt_environment(home.root) | {"FINOPS_ONPREM_COSTS_THROUGH": "2026-09-30"},

@@ -145,7 +145,10 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[FinopsHome, dict]:
         loaded = ingest_landing_zone(home, con, GPU_CLOUD_USAGE, log=logging.getLogger("test"))
     assert [result.status for result in loaded] == ["loaded"]
     env = os.environ | {"FINOPS_HOME": str(home.root), "FINOPS_ONPREM_COSTS_THROUGH": LAST.isoformat()}
-    models = "+fct_gpu_spend_anomalies +fct_gpu_spend_forecast +fct_gpu_spend_forecast_backtest"
+    models = (
+        "+fct_gpu_spend_anomalies +fct_gpu_spend_anomaly_drivers"
+        " +fct_gpu_spend_forecast +fct_gpu_spend_forecast_backtest"
+    )
     options = ["--exclude", "test_type:unit", "--indirect-selection", "cautious", "--vars", json.dumps(VARS)]
     build = subprocess.run(
         [DBT, "build", "--select", *models.split(), *options,

@@ -32,7 +32,7 @@ with
 
 profile as (
 
-    select * from {{ ref('fct_gpu_usage_profile') }}
+    select * from {{ ref('int_commitments__usage_profile') }}
 
 ),
 

@@ -15,7 +15,7 @@ scores as (
 
 drivers as (
 
-    select * from {{ ref('fct_gpu_spend_anomaly_drivers') }}
+    select * from {{ ref('int_anomalies__drivers') }}
 
 ),
 

@@ -63,7 +63,7 @@ test-spark: test-setup  ## the dbt project on a local Spark cluster, compared wi
 test-setup: install chromium
 	$(BIN)/ruff check .
 	# Parse the dbt project once up front (dagster-dbt's preparer, under its lock) when a project file changed.
-	$(BIN)/python -c "from pipelines.lib.transform.dbt import ensure_manifest; ensure_manifest()"
+	$(BIN)/python -m pipelines.lib.transform.dbt
 
 # Benchmark (docs/benchmarks.md): DuckDB's own load of N CUR 2.0 line items vs the project's ingest, dbt build and
 # daily incremental run, for 1M, 10M and 30M rows. About 16 minutes on 2 cores once the data exist (generating them

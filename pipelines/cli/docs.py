@@ -27,10 +27,10 @@ def docs(home: FinopsHome, args: argparse.Namespace) -> int:
 
 def build_docs(home: FinopsHome) -> Path:
     """Generate dbt's static, self-contained docs page into FINOPS_HOME/docs/index.html."""
-    from pipelines.lib.transform.dbt import dbt_cli, ensure_manifest, prune_run_targets
+    from pipelines.lib.transform.dbt import dbt_cli, parse_project_if_changed, prune_run_targets
 
     with console.detail():
-        ensure_manifest()
+        parse_project_if_changed()
         prune_run_targets()
         invocation = dbt_cli().cli(["docs", "generate", "--static"], raise_on_error=True)
         invocation.wait()

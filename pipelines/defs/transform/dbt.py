@@ -15,14 +15,12 @@ from pipelines.lib.foundation.failpoints import pause_if_requested
 from pipelines.lib.operations.recovery import DBT_PID_TAG, DBT_STOP_SECONDS
 from pipelines.lib.settings import DUCKDB_WRITER_POOL, engine, finops_home
 from pipelines.lib.transform.builds import finish_build, start_build
-from pipelines.lib.transform.dbt import FinopsDbtTranslator, dbt_project, ensure_manifest, prune_run_targets
+from pipelines.lib.transform.dbt import FinopsDbtTranslator, dbt_project, prune_run_targets, require_manifest
 from pipelines.lib.transform.model_audit import audit_failed_build, failing_nodes
 from pipelines.lib.transform.spark_tables import publish_spark_tables, spark_tables
 from pipelines.lib.transform.withholding import withhold
 from pipelines.lib.warehouse.publication import publish_loads, unpublished_load_ids
 from pipelines.lib.warehouse.raw_schema import ensure_raw_tables
-
-ensure_manifest()
 
 
 class DbtBuildConfig(dg.Config):
@@ -40,7 +38,7 @@ MAX_REBUILDS = 3
 
 
 @dbt_assets(
-    manifest=dbt_project.manifest_path,
+    manifest=require_manifest(),
     project=dbt_project,
     dagster_dbt_translator=FinopsDbtTranslator(),
     pool=DUCKDB_WRITER_POOL,

@@ -7,6 +7,7 @@ import re
 import shutil
 import sys
 import time
+import warnings
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -33,8 +34,20 @@ class _ParseWithOurDbt(DagsterDbtProjectPreparer):
 dbt_project = DbtProject(project_dir=DBT_PROJECT_DIR, profiles_dir=DBT_PROJECT_DIR)
 
 
-def ensure_manifest() -> None:
-    """Parse the dbt project when the manifest is missing or older than any project file."""
+PARSE_COMMAND = "python -m pipelines.lib.transform.dbt"
+"""What writes the manifest: `make test-setup`, `make ui`, `make serve` and the CLI run it before loading the
+definitions, which only read the manifest."""
+
+
+def parse_project_if_changed() -> Path:
+    """Run `dbt parse` when the manifest is missing or older than any project file; the manifest's path."""
+    if not manifest_is_current():
+        _ParseWithOurDbt().prepare(dbt_project)
+    return dbt_project.manifest_path
+
+
+def manifest_is_current() -> bool:
+    """Whether the manifest exists and is newer than every file of the dbt project."""
     manifest = dbt_project.manifest_path
     sources = (
         path
@@ -44,8 +57,25 @@ def ensure_manifest() -> None:
     )
     newest = max((path.stat().st_mtime for path in sources), default=0.0)
     newest = max(newest, (DBT_PROJECT_DIR / "dbt_project.yml").stat().st_mtime)
-    if not manifest.exists() or manifest.stat().st_mtime < newest:
-        _ParseWithOurDbt().prepare(dbt_project)
+    return manifest.exists() and manifest.stat().st_mtime >= newest
+
+
+def require_manifest() -> Path:
+    """The manifest the dbt assets are read from: an error naming the command that writes it when it is missing, a
+    warning when a project file is newer (the asset graph would miss the change until the project is parsed)."""
+    manifest = dbt_project.manifest_path
+    if not manifest.exists():
+        raise FileNotFoundError(
+            f"The dbt manifest {manifest} is missing, so the Dagster definitions cannot be loaded: "
+            f"run `{PARSE_COMMAND}` (or `make test-setup`) first"
+        )
+    if not manifest_is_current():
+        warnings.warn(
+            f"The dbt manifest {manifest} is older than the dbt project: run `{PARSE_COMMAND}` so the asset graph "
+            "shows the project's latest models",
+            stacklevel=2,
+        )
+    return manifest
 
 
 KEPT_RUN_TARGETS = 5
@@ -116,3 +146,12 @@ class FinopsDbtTranslator(DagsterDbtTranslator):
         if dbt_resource_props["resource_type"] == "seed":
             return "reference"
         return fqn[1] if len(fqn) > 2 else "transform"
+
+
+def main() -> int:
+    print(f"dbt manifest: {parse_project_if_changed()}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -81,9 +81,10 @@ format: install
 	$(BIN)/ruff format .
 
 # Both Dagster targets first install the instance's dagster.yaml into FINOPS_HOME/dagster (SQLite storage, or
-# PostgreSQL when DAGSTER_PG_HOST is set: pipelines/lib/operations/instance.py). Dagster needs DAGSTER_HOME absolute.
+# PostgreSQL when DAGSTER_PG_HOST is set: pipelines/lib/operations/instance.py) and parse the dbt project if it
+# changed (the definitions read the manifest). Dagster needs DAGSTER_HOME absolute.
 DAGSTER_ENV := export FINOPS_HOME=$$(realpath -m $${FINOPS_HOME:-$(CURDIR)/data}); export DAGSTER_HOME=$$FINOPS_HOME/dagster; \
-	$(BIN)/python -m pipelines.lib.operations.instance
+	$(BIN)/python -m pipelines.lib.operations.instance && $(BIN)/python -m pipelines.lib.transform.dbt
 
 ui: install  ## the Dagster UI (and its schedule and sensor daemon) on http://localhost:3000, for development
 	@$(DAGSTER_ENV) && exec $(BIN)/dagster dev -h $${DAGSTER_UI_HOST:-127.0.0.1} -p $${DAGSTER_UI_PORT:-3000}

@@ -5,13 +5,14 @@ from pathlib import Path
 import dagster as dg
 
 from pipelines.lib.operations.instance import install_instance_config_into
-from pipelines.lib.settings import finops_home
-
-install_instance_config_into(finops_home())
+from pipelines.lib.settings import Settings
 
 
 @dg.definitions
 def defs() -> dg.Definitions:
+    # Loading the code location is where a Dagster process starts on FINOPS_HOME: its folders and the instance's
+    # dagster.yaml are put in place here, not on import.
+    install_instance_config_into(Settings.from_environment().home)
     # Every step writes DuckDB and so waits for the one `duckdb_writer` slot: a run's steps never run side by side.
     # The multiprocess executor would still start a Python process per step, importing the whole code location
     # each time (about a minute a step on two busy cores: most of a daily run); in one process they follow each other.

@@ -7,6 +7,7 @@ so a CLI run shows up in the Dagster UI like a scheduled one.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from datetime import date
@@ -29,11 +30,13 @@ from pipelines.cli.sql import sql as sql_command
 from pipelines.lib.catalog.billing import SOURCES_BY_NAME
 from pipelines.lib.operations import signals
 from pipelines.lib.operations.instance import install_instance_config_into
-from pipelines.lib.settings import FinopsHome, finops_home
+from pipelines.lib.settings import FinopsHome, Settings
 from pipelines.lib.warehouse.connection import WarehouseBusy
 
 LOGGED_COMMANDS = {"demo", "ingest", "prices refresh", "generate", "docs", "report", "export"}
 """Commands that run Dagster, dbt or long steps: they get a log file under FINOPS_HOME/logs/ (see console.py)."""
+DAGSTER_COMMANDS = {"demo", "ingest", "prices refresh"}
+"""Commands that load the Dagster definitions, whose dbt assets are read from the manifest: parsed first if stale."""
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -42,14 +45,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     # Line by line also into a pipe (CI, cron), so each phase shows when it is done, not at exit.
     if hasattr(sys.stdout, "reconfigure"):
         sys.stdout.reconfigure(line_buffering=True)
-    home = finops_home()
+    # The edge: the settings are read from the environment once, here, and passed down; the processes this one
+    # starts (dbt) and the Dagster instance it opens read their part from the environment this sets.
+    settings = Settings.from_environment()
+    os.environ.update(settings.child_environment())
+    home = settings.home
     install_instance_config_into(home)
     command = _command_name(args)
     if command in LOGGED_COMMANDS:
         console.start(home.logs, command, verbose=args.verbose)
     try:
+        if command in DAGSTER_COMMANDS:
+            from pipelines.lib.transform.dbt import parse_project_if_changed
+
+            with console.console.detail():
+                parse_project_if_changed()
         with signals.handled():
-            code = args.handler(home, args)
+            code = args.handler(settings, args)
         console.console.name_log()
         return code
     except (FileNotFoundError, ValueError, WarehouseBusy) as exc:

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 
 from pipelines.cli.docs import build_docs
@@ -13,10 +13,11 @@ from pipelines.cli.prices import refresh_prices
 from pipelines.cli.report import write_report_file
 from pipelines.cli.runs import execute, print_delivery_summary, print_failures, run_assets
 from pipelines.cli.summary import print_summary
-from pipelines.lib.settings import FinopsHome
+from pipelines.lib.settings import Settings
 
 
-def demo(home: FinopsHome, args: argparse.Namespace) -> int:
+def demo(settings: Settings, args: argparse.Namespace) -> int:
+    home = settings.home
     import dagster as dg
 
     from pipelines.defs.asset_selections import transform_selection
@@ -28,15 +29,17 @@ def demo(home: FinopsHome, args: argparse.Namespace) -> int:
         print(f"Generated {len(deliveries)} sample deliveries of one organisation, Acme AI (seed {args.seed}).")
         for delivery in deliveries:
             register(home, delivery.source, delivery.path)
-    # Market prices and exchange rates from the bundled snapshots, captured daily over the sample's months.
-    os.environ["FINOPS_OFFLINE"] = "1"
-    if not refresh_prices(demo_first_day(), demo_last_day(), per_feed=False)[1]:
+    # Market prices, exchange rates and GPU metrics from the bundled snapshots and recordings.
+    offline = replace(settings, offline=True)
+    if not refresh_prices(offline, demo_first_day(), demo_last_day(), per_feed=False)[1]:
         return 1
-    if not _demo_telemetry(home, args.seed):
+    if not _demo_telemetry(offline, args.seed):
         return 1
     # On-prem cost lines run to a cut-off day (default: yesterday); pin it to the sample's last day.
     dbt_vars = {"onprem_costs_through": demo_last_day().isoformat()}
-    results, ok = execute(transform_selection() | dg.AssetSelection.groups("ingest"), "load and dbt build", dbt_vars)
+    results, ok = execute(
+        transform_selection() | dg.AssetSelection.groups("ingest"), "load and dbt build", offline, dbt_vars
+    )
     print_delivery_summary(home.warehouse, results)
     if not ok:
         return 1
@@ -46,7 +49,7 @@ def demo(home: FinopsHome, args: argparse.Namespace) -> int:
     return 0
 
 
-def _demo_telemetry(home: FinopsHome, seed: int) -> bool:
+def _demo_telemetry(settings: Settings, seed: int) -> bool:
     """The demo fleet's GPU telemetry: nvidia-smi logs and the host map into the landing zone, and the
     recorded Prometheus answers loaded offline, all demo days in one run (see docs/gpu-telemetry.md)."""
 
@@ -57,6 +60,7 @@ def _demo_telemetry(home: FinopsHome, seed: int) -> bool:
     from synthetic_data.demo_organisation import DEFAULT_START_MONTH, demo_first_day, demo_last_day
     from synthetic_data.demo_telemetry import write_demo_telemetry
 
+    home = settings.home
     first_day = demo_first_day()
     with tempfile.TemporaryDirectory() as scratch:
         written = write_demo_telemetry(Path(scratch), seed=seed, start_month=DEFAULT_START_MONTH)
@@ -69,6 +73,7 @@ def _demo_telemetry(home: FinopsHome, seed: int) -> bool:
     result = run_assets(
         selection,
         "telemetry",
+        settings,
         tags={
             "dagster/asset_partition_range_start": first_day.isoformat(),
             "dagster/asset_partition_range_end": demo_last_day().isoformat(),

@@ -10,10 +10,11 @@ from pathlib import Path
 
 from pipelines.cli.console import console
 from pipelines.lib.foundation.atomic_files import replaced_atomically
-from pipelines.lib.settings import FinopsHome
+from pipelines.lib.settings import FinopsHome, Settings
 
 
-def docs(home: FinopsHome, args: argparse.Namespace) -> int:
+def docs(settings: Settings, args: argparse.Namespace) -> int:
+    home = settings.home
     index = build_docs(home)
     print(f"Docs site: {index}")
     if args.serve:

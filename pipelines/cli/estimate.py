@@ -6,12 +6,13 @@ import argparse
 from decimal import Decimal
 
 from pipelines.cli._output import money
-from pipelines.lib.settings import FinopsHome
+from pipelines.lib.settings import FinopsHome, Settings
 from pipelines.lib.warehouse.connection import connect
 
 
-def estimate_training(home: FinopsHome, args: argparse.Namespace) -> int:
+def estimate_training(settings: Settings, args: argparse.Namespace) -> int:
     """The formula of fct_training_cost_estimates for one run; the price defaults to our own rate."""
+    home = settings.home
     from pipelines.lib.reporting.training_estimate import estimate_training as estimate_run
     from pipelines.lib.reporting.training_estimate import peak_bf16_tflops
 

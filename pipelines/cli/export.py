@@ -5,10 +5,11 @@ from __future__ import annotations
 import argparse
 
 from pipelines.lib.operations import signals
-from pipelines.lib.settings import FinopsHome
+from pipelines.lib.settings import Settings
 
 
-def export(home: FinopsHome, args: argparse.Namespace) -> int:
+def export(settings: Settings, args: argparse.Namespace) -> int:
+    home = settings.home
     from pipelines.lib.reporting.focus_export import export_focus
 
     signals.progress.start(f"FOCUS export to {args.directory} (files there are as they were)")

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import argparse
 
-from pipelines.lib.settings import FinopsHome
+from pipelines.lib.settings import Settings
 
 
-def generate(home: FinopsHome, args: argparse.Namespace) -> int:
+def generate(settings: Settings, args: argparse.Namespace) -> int:
     from synthetic_data.cli.scale import generate as write_files
 
     for written in write_files(args):

@@ -9,14 +9,15 @@ from typing import TYPE_CHECKING
 from pipelines.cli.runs import build_models, execute, print_deliveries, published_outcomes, withheld_deliveries
 from pipelines.lib.catalog.billing import SOURCES_BY_NAME
 from pipelines.lib.operations import signals
-from pipelines.lib.settings import FinopsHome
+from pipelines.lib.settings import FinopsHome, Settings
 from pipelines.lib.transform.builds import owed_build
 
 if TYPE_CHECKING:
     from sources.common.delivery import Delivery
 
 
-def ingest(home: FinopsHome, args: argparse.Namespace) -> int:
+def ingest(settings: Settings, args: argparse.Namespace) -> int:
+    home = settings.home
     from pipelines.defs.asset_selections import load_selection
     from pipelines.lib.ingest.landing import register
     from sources.common.detect import detect_source
@@ -30,7 +31,7 @@ def ingest(home: FinopsHome, args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
             return 2
-        return 0 if build_models("run `gpu-finops ingest --rebuild` again") else 1
+        return 0 if build_models(settings, "run `gpu-finops ingest --rebuild` again") else 1
     deliveries = []
     for path in args.paths:
         source = args.source
@@ -51,7 +52,7 @@ def ingest(home: FinopsHome, args: argparse.Namespace) -> int:
         f"loading {described} (a delivery not yet committed was rolled back; run the same command again)",
         "model build",
     )
-    results, ok = execute(load_selection(*keys), "loading")
+    results, ok = execute(load_selection(*keys), "loading", settings)
     signals.progress.finish(f"loaded {sum(r['status'] == 'loaded' for r in results)} of {len(results)} deliveries")
     loaded = any(result["status"] == "loaded" for result in results)
     # A crash can leave loads the models never saw (killed between load and build, or mid-build).
@@ -60,7 +61,7 @@ def ingest(home: FinopsHome, args: argparse.Namespace) -> int:
         print(f"Rebuilding the models: {owed}.")
     built = False
     if ok and (args.rebuild or loaded or owed):
-        ok = built = build_models("the next `gpu-finops ingest` rebuilds")
+        ok = built = build_models(settings, "the next `gpu-finops ingest` rebuilds")
     elif ok:
         # Rebuilding would change nothing, and a rejected delivery leaves the warehouse as it was.
         print("Nothing new was loaded, so the models were not rebuilt (--rebuild forces it).")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from dataclasses import replace
 from datetime import UTC, date, datetime
 from typing import Any
 
@@ -13,19 +14,19 @@ from pipelines.cli.runs import build_models, run_assets
 from pipelines.defs.asset_selections import group_loads
 from pipelines.lib.operations import signals
 from pipelines.lib.operations.outages import failure_line
-from pipelines.lib.settings import FinopsHome
+from pipelines.lib.settings import Settings
 
 
-def prices_refresh(home: FinopsHome, args: argparse.Namespace) -> int:
+def prices_refresh(settings: Settings, args: argparse.Namespace) -> int:
     if args.offline:
-        os.environ["FINOPS_OFFLINE"] = "1"
+        settings = replace(settings, offline=True)
     last = args.date or datetime.now(UTC).date()
     first = args.first_day or last
     if first > last:
         print(f"error: --from {first} is after --date {last}; give the first day, then the last", file=sys.stderr)
         return 2
     signals.progress.start("price refresh (feeds are loaded one by one; each is whole or absent)", "price marts build")
-    loaded, ok = refresh_prices(first, last)
+    loaded, ok = refresh_prices(settings, first, last)
     signals.progress.finish(f"loaded {loaded} price and rate feeds")
     if not loaded:
         print("Nothing was loaded, so the price marts were not rebuilt.")
@@ -35,14 +36,14 @@ def prices_refresh(home: FinopsHome, args: argparse.Namespace) -> int:
         # The marts that read prices (the price index, buy vs rent) also read billing and the seeds: every model
         # is built, as after an ingest, so a new warehouse gets them all.
         print("Building the models that read prices (marts.fct_gpu_price_index and the rest) …")
-        ok = build_models(REBUILD_HINT) and ok
+        ok = build_models(settings, REBUILD_HINT) and ok
     return 0 if ok else 1
 
 
 REBUILD_HINT = "Prices loaded; `gpu-finops ingest --rebuild` (or the daily run) rebuilds the price marts."
 
 
-def refresh_prices(first: date, last: date, *, per_feed: bool = True) -> tuple[int, bool]:
+def refresh_prices(settings: Settings, first: date, last: date, *, per_feed: bool = True) -> tuple[int, bool]:
     """Materialize the daily-partitioned price and exchange-rate assets for the days first…last, in one run.
 
     Prints a line per feed (`per_feed`), or one line for all. Returns how many feeds loaded, and whether all did.
@@ -63,7 +64,7 @@ def refresh_prices(first: date, last: date, *, per_feed: bool = True) -> tuple[i
             }
         }
     # Dagster's console log (retries, stack traces) goes to the log file: an outage is one line per feed here.
-    result = run_assets(selection, "prices", partitions=days * len(keys), **run)
+    result = run_assets(selection, "prices", settings, partitions=days * len(keys), **run)
     span = f"{first}" if first == last else f"{first}…{last}"
     reported: dict[str, int] = {}
     for event in result.get_asset_materialization_events():

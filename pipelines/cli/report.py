@@ -1,14 +1,15 @@
-"""`gpu-finops report`: the static HTML report (pipelines/lib/reporting/report.py draws it)."""
+"""`gpu-finops report`: the static HTML report (pipelines/lib/reporting/report/ draws it)."""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
 
-from pipelines.lib.settings import FinopsHome
+from pipelines.lib.settings import FinopsHome, Settings
 
 
-def report(home: FinopsHome, args: argparse.Namespace) -> int:
+def report(settings: Settings, args: argparse.Namespace) -> int:
+    home = settings.home
     path = write_report_file(home, args.output)
     print(f"Report: {path}")
     return 0

@@ -12,11 +12,13 @@ from pipelines.cli._output import money
 from pipelines.cli.console import CONSOLE_LOG_LEVEL, RunProgress, console
 from pipelines.lib.operations import signals
 from pipelines.lib.operations.recovery import cli_run_tags, prepare_instance
+from pipelines.lib.settings import Settings
 
 
 def run_assets(
     selection: Any,
     label: str,
+    settings: Settings,
     *,
     run_config: dict[str, Any] | None = None,
     tags: dict[str, str] | None = None,
@@ -26,7 +28,9 @@ def run_assets(
     """One in-process Dagster run of `selection` (an AssetSelection), quietly: its console log goes to the
     command's log file, the status line shows its progress, and its warnings are printed once each at the end.
 
-    `partitions` is how many (asset, partition) materializations the run makes, for the status line.
+    The run's assets get `settings` (offline or not, the home) as their `settings` resource, in place of the one the
+    definitions read from the environment. `partitions` is how many (asset, partition) materializations the run
+    makes, for the status line.
     Returns Dagster's ExecuteInProcessResult.
     """
     import dagster as dg
@@ -63,6 +67,7 @@ def run_assets(
                 raise_on_error=False,
                 run_config=loggers | (run_config or {}),
                 run_id=run_id,
+                resources={"settings": settings},
                 partition_key=partition_key,
                 tags=(tags or {}) | cli_run_tags(),
             )
@@ -71,7 +76,9 @@ def run_assets(
     return result
 
 
-def execute(selection: Any, label: str, dbt_vars: dict[str, str] | None = None) -> tuple[list[dict[str, Any]], bool]:
+def execute(
+    selection: Any, label: str, settings: Settings, dbt_vars: dict[str, str] | None = None
+) -> tuple[list[dict[str, Any]], bool]:
     """One in-process run of `selection` (a Dagster AssetSelection): the deliveries it loaded, and success.
 
     `dbt_vars` are passed to this run's `dbt build` as `--vars`.
@@ -81,7 +88,7 @@ def execute(selection: Any, label: str, dbt_vars: dict[str, str] | None = None) 
     run_config = None
     if dbt_vars:
         run_config = {"ops": {gpu_finops_dbt_models.op.name: {"config": {"vars": dbt_vars}}}}
-    result = run_assets(selection, label, run_config=run_config)
+    result = run_assets(selection, label, settings, run_config=run_config)
     deliveries: list[dict[str, Any]] = []
     for event in result.get_asset_materialization_events():
         metadata = event.step_materialization_data.materialization.metadata
@@ -95,13 +102,13 @@ def execute(selection: Any, label: str, dbt_vars: dict[str, str] | None = None) 
     return deliveries, result.success
 
 
-def build_models(next_time: str) -> bool:
+def build_models(settings: Settings, next_time: str) -> bool:
     """Every model, seed and test in one dbt build (see `transform_selection`); `next_time` says, if a signal
     stops it, what rebuilds them later."""
     from pipelines.defs.asset_selections import transform_selection
 
     signals.progress.start(f"model build ({next_time})")
-    _, built = execute(transform_selection(), "dbt build")
+    _, built = execute(transform_selection(), "dbt build", settings)
     signals.progress.finish("models built" if built else "model build failed")
     print("Models built." if built else "The model build failed (see above).")
     return built

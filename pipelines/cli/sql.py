@@ -8,11 +8,12 @@ import json
 import sys
 
 from pipelines.cli._output import csv_cell, json_value, table, text
-from pipelines.lib.settings import FinopsHome
+from pipelines.lib.settings import Settings
 from pipelines.lib.warehouse.connection import QueryRefused, query_connection, run_query
 
 
-def sql(home: FinopsHome, args: argparse.Namespace) -> int:
+def sql(settings: Settings, args: argparse.Namespace) -> int:
+    home = settings.home
     import duckdb
 
     with query_connection(home) as con:

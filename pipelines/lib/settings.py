@@ -8,6 +8,7 @@ CLI all read the warehouse path from here, so there is exactly one setting to ch
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -92,48 +93,76 @@ class FinopsHome:
         return self
 
 
-def daily_schedule_cron() -> str:
-    """FINOPS_DAILY_CRON (UTC; default 06:00 every day): when the daily refresh runs."""
-    return os.environ.get("FINOPS_DAILY_CRON", "").strip() or "0 6 * * *"
-
-
-def restatement_days() -> int:
-    """FINOPS_RESTATEMENT_DAYS (default 14): for how many days after a month ends its data is still re-loaded."""
-    return int(os.environ.get("FINOPS_RESTATEMENT_DAYS", "").strip() or 14)
-
-
-def offline() -> bool:
-    """FINOPS_OFFLINE=1: read bundled snapshots instead of calling providers (demo, air-gapped sites)."""
-    return os.environ.get("FINOPS_OFFLINE", "").strip().lower() in {"1", "true", "yes"}
-
-
 ENGINES = ("duckdb", "spark")
-
-
-def engine() -> str:
-    """FINOPS_ENGINE (default duckdb): the engine dbt builds the models on, `duckdb` or `spark`.
-
-    It is also the dbt target (profiles.yml). Ingest runs in DuckDB whatever the engine and writes the lake,
-    which both engines read; on Spark the marts are Spark tables that DuckDB reads back for the CLI and report.
-    """
-    chosen = os.environ.get("FINOPS_ENGINE", "").strip().lower() or "duckdb"
-    if chosen not in ENGINES:
-        raise ValueError(f"FINOPS_ENGINE={chosen!r} is not an engine this project builds on; use one of {ENGINES}")
-    return chosen
-
-
 DEFAULT_DUCKDB_MEMORY_LIMIT = "1.5GB"
+"""DuckDB's own default is 80% of the machine's memory, which a big build takes; every writer (the ingest, the
+Dagster resource, dbt's profile) uses this one setting so a run's memory is bounded. 1.5GB keeps a whole run, dbt's
+own process included, under 2 GB at 10M and 30M line items (docs/benchmarks.md); a full 10M build then takes about
+10% longer than with 3GB. A bigger machine builds faster with a higher limit."""
+TRUE_SPELLINGS = {"1", "true", "yes"}
 
 
-def duckdb_memory_limit() -> str:
+@dataclass(frozen=True)
+class Settings:
+    """Every setting of a run, read from the environment once, where a process starts: the CLI's `main`, the Dagster
+    definitions' resources (`pipelines/defs/resources.py`), a test. Below that edge it is passed, never looked up."""
+
+    home: FinopsHome
+    offline: bool = False
+    """FINOPS_OFFLINE=1: read bundled snapshots instead of calling providers (demo, air-gapped sites)."""
+    engine: str = "duckdb"
+    """FINOPS_ENGINE (default duckdb): the engine dbt builds the models on, `duckdb` or `spark`, and so the dbt
+    target (profiles.yml). Ingest runs in DuckDB whatever the engine and writes the lake, which both engines read; on
+    Spark the marts are Spark tables that DuckDB reads back for the CLI and report."""
+    duckdb_memory_limit: str = DEFAULT_DUCKDB_MEMORY_LIMIT
+    """FINOPS_DUCKDB_MEMORY_LIMIT: what one DuckDB connection may hold before it spills (`duckdb_memory_limit`)."""
+    daily_cron: str = "0 6 * * *"
+    """FINOPS_DAILY_CRON (UTC; default 06:00 every day): when the daily refresh runs."""
+    restatement_days: int = 14
+    """FINOPS_RESTATEMENT_DAYS (default 14): for how many days after a month ends its data is still re-loaded."""
+
+    def __post_init__(self) -> None:
+        if self.engine not in ENGINES:
+            raise ValueError(
+                f"FINOPS_ENGINE={self.engine!r} is not an engine this project builds on; use one of {ENGINES}"
+            )
+
+    @classmethod
+    def from_environment(cls, env: Mapping[str, str] = os.environ) -> Settings:
+        """The settings the environment gives (FINOPS_HOME, default `<project>/data`, and the variables above)."""
+
+        def setting(name: str) -> str:
+            return env.get(name, "").strip()
+
+        root = Path(setting("FINOPS_HOME") or PROJECT_ROOT / "data").expanduser().resolve()
+        return cls(
+            home=FinopsHome(root),
+            offline=setting("FINOPS_OFFLINE").lower() in TRUE_SPELLINGS,
+            engine=setting("FINOPS_ENGINE").lower() or "duckdb",
+            duckdb_memory_limit=duckdb_memory_limit(env),
+            daily_cron=setting("FINOPS_DAILY_CRON") or "0 6 * * *",
+            restatement_days=int(setting("FINOPS_RESTATEMENT_DAYS") or 14),
+        )
+
+    def child_environment(self) -> dict[str, str]:
+        """What the processes this one starts read, each from its own environment: dbt (profiles.yml: the
+        warehouse, the target, the memory limit), Dagster's instance (DAGSTER_HOME) and its DuckDB resource."""
+        return {
+            "FINOPS_HOME": str(self.home.root),
+            "DAGSTER_HOME": str(self.home.dagster_home),
+            "FINOPS_WAREHOUSE": str(self.home.warehouse),
+            "FINOPS_ENGINE": self.engine,
+            "FINOPS_DUCKDB_MEMORY_LIMIT": self.duckdb_memory_limit,
+        }
+
+
+def duckdb_memory_limit(env: Mapping[str, str] = os.environ) -> str:
     """FINOPS_DUCKDB_MEMORY_LIMIT (default 1.5GB): what one DuckDB connection may hold before it spills to disk.
 
-    DuckDB's own default is 80% of the machine's memory, which a big build takes; every writer (the
-    ingest, the Dagster resource, dbt's profile) uses this one setting so a run's memory is bounded. 1.5GB keeps
-    a whole run, dbt's own process included, under 2 GB at 10M and 30M line items (docs/benchmarks.md); a full
-    10M build then takes about 10% longer than with 3GB. A bigger machine builds faster with a higher limit.
+    Read where a connection is opened (`warehouse.connection.connect`) as well as into `Settings`: a process-wide
+    bound on the machine's memory, like the lake's place (`lake_root`), not a choice a run makes.
     """
-    return os.environ.get("FINOPS_DUCKDB_MEMORY_LIMIT", "").strip() or DEFAULT_DUCKDB_MEMORY_LIMIT
+    return env.get("FINOPS_DUCKDB_MEMORY_LIMIT", "").strip() or DEFAULT_DUCKDB_MEMORY_LIMIT
 
 
 def lake_root(home_root: Path | None = None) -> Path:
@@ -146,13 +175,3 @@ def lake_root(home_root: Path | None = None) -> Path:
         return Path(configured).expanduser().resolve()
     root = home_root or Path(os.environ.get("FINOPS_HOME") or PROJECT_ROOT / "data").expanduser()
     return root.resolve() / "lake"
-
-
-def finops_home() -> FinopsHome:
-    """Resolve FINOPS_HOME and publish it (absolute) to child processes such as dbt and Dagster."""
-    root = Path(os.environ.get("FINOPS_HOME") or PROJECT_ROOT / "data").expanduser().resolve()
-    os.environ["FINOPS_HOME"] = str(root)
-    os.environ["DAGSTER_HOME"] = str(root / "dagster")
-    # Derived, not a second setting: what the Dagster DuckDB resource reads at run time.
-    os.environ["FINOPS_WAREHOUSE"] = str(root / "warehouse.duckdb")
-    return FinopsHome(root)

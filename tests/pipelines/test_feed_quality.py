@@ -41,7 +41,7 @@ from pipelines.lib.prices.fx_rates import refresh_fx_rates
 from pipelines.lib.prices.market_prices import SNAPSHOTS, refresh_price_feed
 from pipelines.lib.quality.freshness import ensure_freshness_view, source_freshness
 from pipelines.lib.quality.suite import check_pending_loads, validate_load
-from pipelines.lib.settings import FinopsHome
+from pipelines.lib.settings import FinopsHome, Settings
 from pipelines.lib.warehouse.connection import connect
 from pipelines.lib.warehouse.tables import ensure_tables
 from sources.aws import cur
@@ -63,7 +63,6 @@ LAMBDA_ENTRY = SUBJECTS["prices/lambda"]
 
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> FinopsHome:
-    monkeypatch.delenv("FINOPS_OFFLINE", raising=False)
     return isolated_home(tmp_path, monkeypatch)
 
 
@@ -168,11 +167,16 @@ def _store_lambda_capture(home: FinopsHome, day: date, *, observed_at: datetime,
     (folder / "index.json").write_text(json.dumps(index | {"observed_at": observed_at.isoformat()}))
 
 
-def _run(home: FinopsHome, assets: list, partition: str, instance: dg.DagsterInstance) -> dg.ExecuteInProcessResult:
+def _run(
+    home: FinopsHome, assets: list, partition: str, instance: dg.DagsterInstance, *, offline: bool = False
+) -> dg.ExecuteInProcessResult:
     return dg.materialize(
         assets,
         partition_key=partition,
-        resources={"duckdb": DuckDBResource(database=str(home.warehouse))},
+        resources={
+            "duckdb": DuckDBResource(database=str(home.warehouse)),
+            "settings": Settings(home=home, offline=offline),
+        },
         instance=instance,
         raise_on_error=False,
     )
@@ -254,14 +258,13 @@ def _record_day(home: FinopsHome, day: date, values: tuple[str, str]) -> None:
     (folder / payload_file_name(samples.SM_ACTIVE, 60, start, end)).write_bytes(gzip.compress(payload))
 
 
-def test_prometheus_ratio_above_one_blocks_downstream(home: FinopsHome, monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.setenv("FINOPS_OFFLINE", "1")
+def test_prometheus_ratio_above_one_blocks_downstream(home: FinopsHome):
     _record_day(home, date(2026, 10, 4), ("0.5", "1"))
     _record_day(home, date(2026, 10, 5), ("0.5", "1.5"))  # SM activity is a ratio: 1.5 is no reading
     assets = [prometheus_gpu_samples, build_load_quality_check(SUBJECTS["dcgm_prometheus"]), downstream_of_prometheus]
     with dg.instance_for_test() as instance:
-        good = _run(home, assets, "2026-10-04", instance)
-        bad = _run(home, assets, "2026-10-05", instance)
+        good = _run(home, assets, "2026-10-04", instance, offline=True)
+        bad = _run(home, assets, "2026-10-05", instance, offline=True)
 
     assert _check(good) and "downstream_of_prometheus" in _materialized(good)
     assert not _check(bad) and "downstream_of_prometheus" not in _materialized(bad)
@@ -315,13 +318,12 @@ def test_feed_freshness_follows_the_newest_capture_not_the_last_load(home: Finop
     assert (telemetry.status, telemetry.measured_by) == ("late", "sampled_at")
 
 
-def test_late_feed_is_flagged_in_dagster_without_blocking(home: FinopsHome, monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.setenv("FINOPS_OFFLINE", "1")
+def test_late_feed_is_flagged_in_dagster_without_blocking(home: FinopsHome):
     (delivery,) = [d for d in FEED_DELIVERIES if d.name == "prices/lambda"]
     assets = [build_price_feed_asset(LAMBDA_ENTRY), build_delivery_freshness_check(delivery), downstream_of_lambda]
     with dg.instance_for_test() as instance:
         # offline, today's partition reloads the bundled capture of 31 October: not a fresh delivery
-        result = _run(home, assets, "2026-11-20", instance)
+        result = _run(home, assets, "2026-11-20", instance, offline=True)
     (evaluation,) = [e for e in result.get_asset_check_evaluations() if e.check_name == "delivery_is_fresh"]
     assert not evaluation.passed and evaluation.severity == dg.AssetCheckSeverity.WARN
     assert evaluation.metadata["status"].value == "late"
@@ -352,7 +354,11 @@ def test_the_demo_telemetry_passes_its_suites(home: FinopsHome, tmp_path: Path):
         assert {r.status for r in ingest_host_maps(home, con, log=log)} == {"loaded"}
         reports = {
             name: check_pending_loads(
-                con, SUBJECTS[name].table, SUBJECTS[name].facts, source=name, load_source=SUBJECTS[name].load_source
+                con,
+                SUBJECTS[name].raw_table,
+                SUBJECTS[name].quality,
+                source=name,
+                load_source=SUBJECTS[name].load_source,
             )
             for name in ("dcgm_prometheus", NVIDIA_SMI_SOURCE, HOST_MAP_SOURCE)
         }

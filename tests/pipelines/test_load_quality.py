@@ -27,7 +27,7 @@ from pipelines.lib.quality.freshness import ensure_freshness_view, source_freshn
 from pipelines.lib.quality.rules import build_expectations
 from pipelines.lib.quality.suite import loads_to_check
 from pipelines.lib.reporting.report import write_report
-from pipelines.lib.settings import PROJECT_ROOT, FinopsHome
+from pipelines.lib.settings import PROJECT_ROOT, FinopsHome, Settings
 from pipelines.lib.warehouse.connection import connect
 from pipelines.lib.warehouse.loads import load_delivery
 from tests.support.focus_fixtures import focus_rows, write_csv
@@ -51,7 +51,7 @@ def downstream_of_focus() -> None:
 def run_focus(home: FinopsHome, *extra) -> dg.ExecuteInProcessResult:
     return dg.materialize(
         [build_ingest_asset(FOCUS), build_load_quality_check(FOCUS_SUBJECT), downstream_of_focus, *extra],
-        resources={"duckdb": DuckDBResource(database=str(home.warehouse))},
+        resources={"duckdb": DuckDBResource(database=str(home.warehouse)), "settings": Settings(home=home)},
         raise_on_error=False,
     )
 

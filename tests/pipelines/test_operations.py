@@ -13,15 +13,15 @@ import pytest
 
 from pipelines.defs.automation.daily import (
     RELOADABLE_DAILY_ASSETS,
-    daily_refresh_schedule,
-    restatement_window_schedule,
+    build_daily_refresh_schedule,
+    build_restatement_window_schedule,
 )
 from pipelines.defs.automation.sensors import LOAD_JOBS, landing_sensor, run_failure_recorder
 from pipelines.lib.catalog.billing import BILLING_SOURCES, FOCUS
 from pipelines.lib.ingest.billing_deliveries import ingest_landing_zone
 from pipelines.lib.ingest.landing import register
 from pipelines.lib.operations.scheduling import restatement_window
-from pipelines.lib.settings import FinopsHome
+from pipelines.lib.settings import FinopsHome, Settings
 from pipelines.lib.warehouse.connection import connect
 from tests.support.focus_fixtures import focus_rows, write_csv
 from tests.support.warehouse_helpers import query
@@ -44,7 +44,8 @@ def test_restatement_window(today: date, days: int, window: tuple[date, date]):
     assert restatement_window(today, days) == window
 
 
-def test_daily_refresh_schedule_runs_once_a_day_with_its_window():
+def test_daily_refresh_schedule_runs_once_a_day_with_its_window(tmp_path: Path):
+    daily_refresh_schedule = build_daily_refresh_schedule(Settings(home=FinopsHome(tmp_path)))
     context = dg.build_schedule_context(scheduled_execution_time=datetime(2026, 10, 5, 6, tzinfo=UTC))
     request = daily_refresh_schedule(context)
     assert request.run_key == "daily_refresh:2026-10-05"
@@ -54,6 +55,7 @@ def test_daily_refresh_schedule_runs_once_a_day_with_its_window():
 
 
 def test_restatement_window_schedule_reruns_only_the_missing_days(tmp_path: Path):
+    restatement_window_schedule = build_restatement_window_schedule(Settings(home=FinopsHome(tmp_path)))
     window_days = [date(2026, 10, day) for day in range(1, 20)]
     gaps = {(RELOADABLE_DAILY_ASSETS[0], date(2026, 10, 2)), (RELOADABLE_DAILY_ASSETS[-1], date(2026, 10, 17))}
     (tmp_path / "dagster").mkdir()
@@ -96,21 +98,21 @@ def test_landing_sensor_starts_one_load_per_new_or_changed_delivery(tmp_path: Pa
     run_folder.mkdir(parents=True)
     (run_folder / "lambda.csv").write_text("provider\nLambda\n")
 
-    first = landing_sensor(dg.build_sensor_context(cursor=None))
+    first = landing_sensor(dg.build_sensor_context(cursor=None, resources={"settings": Settings(home=home)}))
     assert sorted((r.job_name, r.tags["finops/delivery"]) for r in first.run_requests) == [
         ("load_focus", "focus/a.csv"),
         ("load_gpu_cloud_usage", "gpu_cloud_usage/run-1"),
     ]
 
     # Nothing new: no run, however often the sensor ticks.
-    again = landing_sensor(dg.build_sensor_context(cursor=first.cursor))
+    again = landing_sensor(dg.build_sensor_context(cursor=first.cursor, resources={"settings": Settings(home=home)}))
     assert again.run_requests == []
 
     # One delivery changes (a provider rewrote the month's file), one arrives: two runs, new run keys.
     write_csv(focus / "a.csv", focus_rows({}, {"BilledCost": "1"}))
     os.utime(focus / "a.csv", ns=(1, 2_000_000_000_000_000_000))
     write_csv(focus / "b.csv", focus_rows({}))
-    changed = landing_sensor(dg.build_sensor_context(cursor=again.cursor))
+    changed = landing_sensor(dg.build_sensor_context(cursor=again.cursor, resources={"settings": Settings(home=home)}))
     assert sorted(r.tags["finops/delivery"] for r in changed.run_requests) == ["focus/a.csv", "focus/b.csv"]
     assert {r.run_key for r in changed.run_requests}.isdisjoint({r.run_key for r in first.run_requests})
     assert json.loads(changed.cursor).keys() == {"focus/a.csv", "focus/b.csv", "gpu_cloud_usage/run-1"}
@@ -154,6 +156,7 @@ def test_run_failure_recorder_writes_audit_run_failures(tmp_path: Path, monkeypa
             dagster_instance=instance,
             dagster_run=result.dagster_run,
             dagster_event=failure,
+            resources={"settings": Settings(home=home)},
         ).for_run_failure()
         run_failure_recorder(context)
         run_failure_recorder(context)  # a retried tick replaces, never duplicates
@@ -175,5 +178,5 @@ def test_landing_sensor_skips_deliveries_already_loaded(tmp_path: Path, monkeypa
     assert [r.status for r in results] == ["loaded"]
     waiting = register(home, "focus", write_csv(tmp_path / "waiting.csv", focus_rows({"BilledCost": "2"})))
 
-    result = landing_sensor(dg.build_sensor_context(cursor=None))
+    result = landing_sensor(dg.build_sensor_context(cursor=None, resources={"settings": Settings(home=home)}))
     assert [r.tags["finops/delivery"] for r in result.run_requests] == [f"focus/{waiting.name}"]

@@ -199,13 +199,13 @@ def builds(home: FinopsHome) -> list[str]:
 
 
 JOB_CHILD = """
+import os
 import sys
 import dagster as dg
 from pipelines.definitions import defs
-from pipelines.lib.operations.instance import install_instance_config_into
-from pipelines.lib.settings import finops_home
+from pipelines.lib.settings import Settings
 
-install_instance_config_into(finops_home())
+os.environ.update(Settings.from_environment().child_environment())
 with dg.DagsterInstance.get() as instance:
     defs().resolve_job_def("load_focus").execute_in_process(instance=instance, raise_on_error=False)
 """

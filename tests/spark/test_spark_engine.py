@@ -30,10 +30,10 @@ pytestmark = [pytest.mark.slow, pytest.mark.spark]
 DBT = str(Path(sys.executable).parent / "dbt")
 DEMO_VARS = json.dumps({"onprem_costs_through": demo_last_day().isoformat()})
 ENSURE_RAW_VIEWS = """
-from pipelines.lib.settings import finops_home
+from pipelines.lib.settings import Settings
 from pipelines.lib.warehouse.raw_schema import ensure_raw_tables
 from pipelines.lib.warehouse.connection import connect
-with connect(finops_home().warehouse) as con:
+with connect(Settings.from_environment().home.warehouse) as con:
     ensure_raw_tables(con)
 """
 

@@ -7,7 +7,7 @@ import dagster as dg
 from pipelines.defs.asset_selections import load_selection, transform_selection
 from pipelines.lib.catalog.billing import BILLING_SOURCES, BillingSource
 from pipelines.lib.operations.scheduling import already_loaded, changed_deliveries, landing_snapshot, record_run_failure
-from pipelines.lib.settings import finops_home
+from pipelines.lib.settings import Settings
 from pipelines.lib.warehouse.connection import WarehouseBusy, connect
 
 
@@ -32,8 +32,10 @@ LOAD_JOBS = {source.name: build_load_job(source) for source in BILLING_SOURCES}
         "The cursor holds each delivery's file sizes and modification times, so a delivery starts one run."
     ),
 )
-def landing_sensor(context: dg.SensorEvaluationContext) -> dg.SensorResult | dg.SkipReason:
-    home = finops_home()
+def landing_sensor(
+    context: dg.SensorEvaluationContext, settings: dg.ResourceParam[Settings]
+) -> dg.SensorResult | dg.SkipReason:
+    home = settings.home
     changed, cursor = changed_deliveries(context.cursor, landing_snapshot(home, list(LOAD_JOBS)))
     try:
         # Deliveries the CLI or the daily run loaded already need no run of their own.
@@ -57,12 +59,12 @@ def landing_sensor(context: dg.SensorEvaluationContext) -> dg.SensorResult | dg.
     default_status=dg.DefaultSensorStatus.RUNNING,
     description="Records every failed run (job, failed steps, error) in audit.run_failures.",
 )
-def run_failure_recorder(context: dg.RunFailureSensorContext) -> None:
+def run_failure_recorder(context: dg.RunFailureSensorContext, settings: dg.ResourceParam[Settings]) -> None:
     run = context.dagster_run
     failed_steps = sorted({event.step_key for event in context.get_step_failure_events() if event.step_key is not None})
     message = context.failure_event.message or "run failed"
     try:
-        with connect(finops_home().warehouse) as con:
+        with connect(settings.home.warehouse) as con:
             record_run_failure(
                 con,
                 run_id=run.run_id,

@@ -5,7 +5,7 @@ from dagster_duckdb import DuckDBResource
 
 from pipelines.lib.catalog.billing import BILLING_SOURCES, BillingSource
 from pipelines.lib.ingest.billing_deliveries import ingest_landing_zone
-from pipelines.lib.settings import DUCKDB_WRITER_POOL, finops_home
+from pipelines.lib.settings import DUCKDB_WRITER_POOL, Settings
 from pipelines.lib.warehouse.tables import ensure_tables
 
 
@@ -25,8 +25,10 @@ def build_ingest_asset(source: BillingSource) -> dg.AssetsDefinition:
             "one is moved to quarantine with a reason file."
         ),
     )
-    def ingest(context: dg.AssetExecutionContext, duckdb: DuckDBResource) -> dg.MaterializeResult:
-        home = finops_home().create_folders()
+    def ingest(
+        context: dg.AssetExecutionContext, duckdb: DuckDBResource, settings: dg.ResourceParam[Settings]
+    ) -> dg.MaterializeResult:
+        home = settings.home.create_folders()
         with duckdb.get_connection() as con:
             # A source with nothing delivered yet still has its (empty) raw table to count and audit.
             ensure_tables(con, source.raw_table)

@@ -6,7 +6,7 @@ from dagster_duckdb import DuckDBResource
 from pipelines.defs.asset_selections import group_loads
 from pipelines.lib.catalog.prices import ECB_RATES, FX_RATES
 from pipelines.lib.prices.fx_rates import refresh_fx_rates
-from pipelines.lib.settings import DUCKDB_WRITER_POOL, finops_home, offline
+from pipelines.lib.settings import DUCKDB_WRITER_POOL, Settings
 
 PRICE_PARTITIONS = dg.DailyPartitionsDefinition(start_date="2024-01-01", timezone="UTC", end_offset=1)
 
@@ -30,11 +30,13 @@ def partition_days(context: dg.AssetExecutionContext) -> list[date]:
         "under FINOPS_HOME/raw/prices/ecb/<day>/ so a day can be re-parsed without refetching."
     ),
 )
-def ecb_fx_rates(context: dg.AssetExecutionContext, duckdb: DuckDBResource) -> dg.MaterializeResult:
+def ecb_fx_rates(
+    context: dg.AssetExecutionContext, duckdb: DuckDBResource, settings: dg.ResourceParam[Settings]
+) -> dg.MaterializeResult:
     # The rates known on the last day of a range include every earlier day's.
     day = partition_days(context)[-1]
     with duckdb.get_connection() as con:
-        load = refresh_fx_rates(finops_home().create_folders(), con, day, offline=offline(), log=context.log)
+        load = refresh_fx_rates(settings.home.create_folders(), con, day, offline=settings.offline, log=context.log)
         total = con.execute(f"SELECT count(*) FROM {FX_RATES.name}").fetchone()[0]
     return dg.MaterializeResult(
         metadata={

@@ -6,7 +6,7 @@ from dagster_duckdb import DuckDBResource
 from pipelines.defs.prices.fx_rates import PRICE_PARTITIONS, partition_days
 from pipelines.lib.catalog.prices import PRICE_FEED_ENTRIES, PriceFeedEntry
 from pipelines.lib.prices.market_prices import refresh_price_feed
-from pipelines.lib.settings import DUCKDB_WRITER_POOL, finops_home, offline
+from pipelines.lib.settings import DUCKDB_WRITER_POOL, Settings
 from sources.common.http import MissingCredential
 
 
@@ -35,15 +35,15 @@ def build_price_feed_asset(entry: PriceFeedEntry) -> dg.AssetsDefinition:
             f"{needs_key}"
         ),
     )
-    def _price_feed(context: dg.AssetExecutionContext, duckdb: DuckDBResource):
+    def _price_feed(context: dg.AssetExecutionContext, duckdb: DuckDBResource, settings: dg.ResourceParam[Settings]):
         try:
             with duckdb.get_connection() as con:
                 load = refresh_price_feed(
-                    finops_home().create_folders(),
+                    settings.home.create_folders(),
                     con,
                     feed,
                     partition_days(context),
-                    offline=offline(),
+                    offline=settings.offline,
                     log=context.log,
                 )
         except MissingCredential as missing:

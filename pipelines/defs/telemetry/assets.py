@@ -24,7 +24,7 @@ from pipelines.lib.ingest.telemetry import (
     ingest_host_maps,
     ingest_nvidia_smi_logs,
 )
-from pipelines.lib.settings import DUCKDB_WRITER_POOL, finops_home, offline
+from pipelines.lib.settings import DUCKDB_WRITER_POOL, Settings
 from pipelines.lib.warehouse.tables import ensure_tables
 
 TELEMETRY_PARTITIONS = dg.DailyPartitionsDefinition(start_date="2024-01-01", timezone="UTC")
@@ -47,15 +47,17 @@ TELEMETRY_PARTITIONS = dg.DailyPartitionsDefinition(start_date="2024-01-01", tim
         "<day>/; with FINOPS_OFFLINE=1 those recordings are parsed instead of calling Prometheus."
     ),
 )
-def prometheus_gpu_samples(context: dg.AssetExecutionContext, duckdb: DuckDBResource):
-    home = finops_home().create_folders()
+def prometheus_gpu_samples(
+    context: dg.AssetExecutionContext, duckdb: DuckDBResource, settings: dg.ResourceParam[Settings]
+):
+    home = settings.home.create_folders()
     window = context.partition_time_window
     step = int(os.environ.get(STEP_ENV) or DEFAULT_STEP_SECONDS)
     first, last = window.start.date(), window.end.date()
     days = [date.fromordinal(number) for number in range(first.toordinal(), last.toordinal())]
     with duckdb.get_connection() as con:
         ensure_tables(con, PROMETHEUS_SAMPLES)
-        load = fetch_prometheus_days(home, con, days, offline=offline(), log=context.log, step_seconds=step)
+        load = fetch_prometheus_days(home, con, days, offline=settings.offline, log=context.log, step_seconds=step)
         total = con.execute(f"SELECT count(*) FROM {PROMETHEUS_SAMPLES.name}").fetchone()[0]
     for reason in load.skipped[:5]:
         context.log.warning(reason)
@@ -99,8 +101,10 @@ def _delivery_metadata(results: list[TelemetryDelivery], total: int) -> dict:
         "a rejected one is moved to quarantine with a reason file."
     ),
 )
-def nvidia_smi_gpu_samples(context: dg.AssetExecutionContext, duckdb: DuckDBResource) -> dg.MaterializeResult:
-    home = finops_home().create_folders()
+def nvidia_smi_gpu_samples(
+    context: dg.AssetExecutionContext, duckdb: DuckDBResource, settings: dg.ResourceParam[Settings]
+) -> dg.MaterializeResult:
+    home = settings.home.create_folders()
     timezone = os.environ.get(NVIDIA_SMI_TIMEZONE_ENV) or "UTC"
     with duckdb.get_connection() as con:
         ensure_tables(con, NVIDIA_SMI_SAMPLES)
@@ -120,8 +124,10 @@ def nvidia_smi_gpu_samples(context: dg.AssetExecutionContext, duckdb: DuckDBReso
         "whole map."
     ),
 )
-def telemetry_host_map(context: dg.AssetExecutionContext, duckdb: DuckDBResource) -> dg.MaterializeResult:
-    home = finops_home().create_folders()
+def telemetry_host_map(
+    context: dg.AssetExecutionContext, duckdb: DuckDBResource, settings: dg.ResourceParam[Settings]
+) -> dg.MaterializeResult:
+    home = settings.home.create_folders()
     with duckdb.get_connection() as con:
         ensure_tables(con, HOST_MAP)
         results = ingest_host_maps(home, con, log=context.log)

@@ -13,7 +13,7 @@ from pydantic import Field
 from pipelines.lib.catalog.billing import SOURCES_BY_NAME
 from pipelines.lib.foundation.failpoints import pause_if_requested
 from pipelines.lib.operations.recovery import DBT_PID_TAG, DBT_STOP_SECONDS
-from pipelines.lib.settings import DUCKDB_WRITER_POOL, engine, finops_home
+from pipelines.lib.settings import DUCKDB_WRITER_POOL, FinopsHome, Settings
 from pipelines.lib.transform.builds import finish_build, start_build
 from pipelines.lib.transform.dbt import FinopsDbtTranslator, dbt_project, prune_run_targets, require_manifest
 from pipelines.lib.transform.model_audit import audit_failed_build, failing_nodes
@@ -44,7 +44,11 @@ MAX_REBUILDS = 3
     pool=DUCKDB_WRITER_POOL,
 )
 def gpu_finops_dbt_models(
-    context: dg.AssetExecutionContext, dbt: DbtCliResource, duckdb: DuckDBResource, config: DbtBuildConfig
+    context: dg.AssetExecutionContext,
+    dbt: DbtCliResource,
+    duckdb: DuckDBResource,
+    settings: dg.ResourceParam[Settings],
+    config: DbtBuildConfig,
 ):
     """Staging, intermediate and mart models with their tests, built in one `dbt build`.
 
@@ -75,9 +79,9 @@ def gpu_finops_dbt_models(
                 yield from events.admit(event)
                 if number == 0 and attempt == 0:
                     pause_if_requested("building")
-            if invocation.is_successful() or engine() == "spark" or attempt == MAX_REBUILDS:
+            if invocation.is_successful() or settings.engine == "spark" or attempt == MAX_REBUILDS:
                 break
-            withheld = _withhold_what_failed(context, duckdb, invocation, unpublished)
+            withheld = _withhold_what_failed(context, duckdb, settings, invocation, unpublished)
             if not withheld:
                 break
             yield from _stale_sources(duckdb, withheld)
@@ -87,8 +91,8 @@ def gpu_finops_dbt_models(
         error = invocation.get_error()
         if error is not None:
             raise error
-        if engine() == "spark":
-            _publish_spark_tables(context, duckdb, invocation.target_path / "manifest.json")
+        if settings.engine == "spark":
+            _publish_spark_tables(context, duckdb, settings.home, invocation.target_path / "manifest.json")
     except BaseException as exc:
         interrupted = isinstance(exc, KeyboardInterrupt | GeneratorExit | dg.DagsterExecutionInterruptedError)
         if invocation is not None:
@@ -139,7 +143,11 @@ class _StepEvents:
 
 
 def _withhold_what_failed(
-    context: dg.AssetExecutionContext, duckdb: DuckDBResource, invocation: DbtCliInvocation, unpublished: list[str]
+    context: dg.AssetExecutionContext,
+    duckdb: DuckDBResource,
+    settings: Settings,
+    invocation: DbtCliInvocation,
+    unpublished: list[str],
 ) -> list[str]:
     """Withhold the unpublished loads the failed invocation's test failures trace to; the ids withheld."""
     if not unpublished:
@@ -147,7 +155,7 @@ def _withhold_what_failed(
     failing = failing_nodes(invocation.get_artifact("run_results.json"), invocation.get_artifact("manifest.json"))
     with duckdb.get_connection() as con:
         audit = audit_failed_build(con, failing, unpublished)
-        withheld = withhold(finops_home(), con, audit.withhold, context.log) if audit.withhold else []
+        withheld = withhold(settings.home, con, audit.withhold, context.log) if audit.withhold else []
     for node in audit.untraced:
         context.log.error(f"{node.name} ({node.status}) traces to no new delivery: {node.message}")
     return withheld
@@ -187,9 +195,11 @@ def _stop(process: subprocess.Popen) -> None:
         process.wait()
 
 
-def _publish_spark_tables(context: dg.AssetExecutionContext, duckdb: DuckDBResource, manifest: Path) -> None:
+def _publish_spark_tables(
+    context: dg.AssetExecutionContext, duckdb: DuckDBResource, home: FinopsHome, manifest: Path
+) -> None:
     """The tables Spark built, as DuckDB views, so the CLI, the report and `gpu-finops sql` read them."""
-    warehouse = finops_home().spark_warehouse
+    warehouse = home.spark_warehouse
     with duckdb.get_connection() as con:
         missing = publish_spark_tables(con, spark_tables(manifest, warehouse))
     if missing:

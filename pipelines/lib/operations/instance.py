@@ -20,7 +20,7 @@ from pathlib import Path
 
 import yaml
 
-from pipelines.lib.settings import DAGSTER_POSTGRES_YAML, DAGSTER_YAML, FinopsHome, finops_home
+from pipelines.lib.settings import DAGSTER_POSTGRES_YAML, DAGSTER_YAML, FinopsHome, Settings
 
 POSTGRES_ENV = ("DAGSTER_PG_HOST", "DAGSTER_PG_PORT", "DAGSTER_PG_DB", "DAGSTER_PG_USER", "DAGSTER_PG_PASSWORD")
 """The variables dagster-postgres.yaml reads; DAGSTER_PG_HOST being set is what turns PostgreSQL on."""
@@ -85,7 +85,7 @@ def storage_kind(installed: Path) -> str:
 
 
 def main() -> int:
-    home = finops_home()
+    home = Settings.from_environment().home
     try:
         installed = install_instance_config_into(home)
     except ValueError as error:  # InstanceConfigError (run as __main__, this module's class is another object)

@@ -16,7 +16,7 @@ from dagster_duckdb import DuckDBResource
 from pipelines.defs.telemetry.assets import prometheus_gpu_samples
 from pipelines.lib.catalog.telemetry import PROMETHEUS_SAMPLES
 from pipelines.lib.ingest.telemetry import fetch_prometheus_days, payload_file_name, prometheus_payloads
-from pipelines.lib.settings import FinopsHome
+from pipelines.lib.settings import FinopsHome, Settings
 from pipelines.lib.warehouse.connection import connect
 from sources.common.http import HttpClient
 from sources.telemetry import prometheus
@@ -252,11 +252,13 @@ def test_asset_is_skipped_not_failed_without_a_url_and_loads_a_recorded_range_in
     home = FinopsHome(tmp_path / "home").create_folders()
     monkeypatch.setenv("FINOPS_HOME", str(home.root))
     monkeypatch.delenv(prometheus.BASE_URL_ENV, raising=False)
-    monkeypatch.delenv("FINOPS_OFFLINE", raising=False)
-    resources = {"duckdb": DuckDBResource(database=str(home.warehouse))}
+    duckdb = DuckDBResource(database=str(home.warehouse))
     with dg.instance_for_test() as instance:
         skipped = dg.materialize(
-            [prometheus_gpu_samples], partition_key="2026-10-05", resources=resources, instance=instance
+            [prometheus_gpu_samples],
+            partition_key="2026-10-05",
+            resources={"duckdb": duckdb, "settings": Settings(home=home)},
+            instance=instance,
         )
         assert skipped.success
         assert skipped.get_asset_materialization_events() == []
@@ -270,10 +272,9 @@ def test_asset_is_skipped_not_failed_without_a_url_and_loads_a_recorded_range_in
                 [({"UUID": "GPU-1", "Hostname": "n1"}, [(start.timestamp(), "0.5"), (end.timestamp(), "1")])]
             )
             (folder / payload_file_name("DCGM_FI_PROF_SM_ACTIVE", 60, start, end)).write_bytes(gzip.compress(payload))
-        monkeypatch.setenv("FINOPS_OFFLINE", "1")
         loaded = dg.materialize(
             [prometheus_gpu_samples],
-            resources=resources,
+            resources={"duckdb": duckdb, "settings": Settings(home=home, offline=True)},
             instance=instance,
             tags={
                 "dagster/asset_partition_range_start": "2026-10-04",

@@ -19,7 +19,7 @@ from pipelines.lib.ingest.billing_deliveries import ingest_landing_zone
 from pipelines.lib.settings import FinopsHome
 from pipelines.lib.warehouse.connection import connect
 from pipelines.lib.warehouse.loads import audit_mismatches
-from pipelines.lib.warehouse.raw_schema import ensure_raw_tables
+from pipelines.lib.warehouse.raw_schema import recover_and_ensure_raw_tables
 from pipelines.lib.warehouse.tables import MONEY_SQL_TYPE
 from sources.aws.columns import JSON_COLUMNS, PINNED_COLUMNS
 from sources.common.sql import quote_identifier
@@ -48,7 +48,7 @@ def ingest(home: FinopsHome, source: str) -> dict[str, object]:
     billing = SOURCES_BY_NAME[source]
     log = logging.getLogger("bench.ingest")
     with connect(home.warehouse) as con:
-        ensure_raw_tables(con)
+        recover_and_ensure_raw_tables(con)
         results = ingest_landing_zone(home, con, billing, log=log)
         _, mismatches = audit_mismatches(con, billing.raw_table)
     rejected = [r.reason for r in results if r.status == "rejected"]

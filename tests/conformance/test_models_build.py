@@ -28,7 +28,7 @@ from pipelines.lib.ingest.landing import register
 from pipelines.lib.reporting.focus_export import export_focus
 from pipelines.lib.settings import DBT_PROJECT_DIR, FinopsHome
 from pipelines.lib.warehouse.connection import connect
-from pipelines.lib.warehouse.raw_schema import ensure_raw_tables
+from pipelines.lib.warehouse.raw_schema import recover_and_ensure_raw_tables
 from tests.conformance.cases import (
     AZURE_COMMITMENT_COVERED,
     CASE_BY_ID,
@@ -99,7 +99,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> FinopsHome:
     for path in AWS_LEGACY_CUR:
         register(home, "aws_cur", path)
     with connect(home.warehouse) as con:
-        ensure_raw_tables(con)
+        recover_and_ensure_raw_tables(con)
         for name in sorted({case.source for case in BUILT} | {"aws_cur"}):
             results = ingest_landing_zone(home, con, SOURCES[name], log=logging.getLogger("test"))
             assert [result.status for result in results] == ["loaded"] * len(results), results

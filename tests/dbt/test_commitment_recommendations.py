@@ -35,7 +35,7 @@ from pipelines.lib.prices.market_prices import refresh_price_feed
 from pipelines.lib.reporting.report import write_report
 from pipelines.lib.settings import DBT_PROJECT_DIR, FinopsHome
 from pipelines.lib.warehouse.connection import connect
-from pipelines.lib.warehouse.raw_schema import ensure_raw_tables
+from pipelines.lib.warehouse.raw_schema import recover_and_ensure_raw_tables
 from sources.prices import gcp_catalog, lambda_cloud
 from tests.support import FIXTURES_ROOT
 from tests.support.browser import open_page
@@ -193,7 +193,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> FinopsHome:
     home = FinopsHome(tmp_path / "home").create_folders()
     register(home, "focus", write_csv(tmp_path / "gcp-focus-2026-09.csv", bill()))
     with connect(home.warehouse) as con:
-        ensure_raw_tables(con)
+        recover_and_ensure_raw_tables(con)
     assert [result.status for result in ingest_focus(home)] == ["loaded"]
     log = logging.getLogger("test")
     with local_server() as server, pytest.MonkeyPatch.context() as patch:

@@ -38,7 +38,7 @@ from pipelines.lib.ingest.landing import register
 from pipelines.lib.ingest.telemetry import fetch_prometheus_days
 from pipelines.lib.settings import DBT_PROJECT_DIR, FinopsHome
 from pipelines.lib.warehouse.connection import connect
-from pipelines.lib.warehouse.raw_schema import ensure_raw_tables
+from pipelines.lib.warehouse.raw_schema import recover_and_ensure_raw_tables
 from sources.common.http import HttpClient
 from sources.telemetry import prometheus
 from tests.support import FIXTURES_ROOT
@@ -93,7 +93,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> FinopsHome:
     log = logging.getLogger("test")
     with local_server() as server, connect(home.warehouse) as con:
         server.route("/api/v1/query_range", Reply(RECORDING.read_bytes()))
-        ensure_raw_tables(con)
+        recover_and_ensure_raw_tables(con)
         assert [result.status for result in ingest_landing_zone(home, con, GPU_CLOUD_USAGE, log=log)] == ["loaded"]
         client = prometheus.PrometheusClient(server.url, http=HttpClient(provider=prometheus.PROVIDER))
         fetched = fetch_prometheus_days(

@@ -34,7 +34,7 @@ from pipelines.lib.ingest.landing import register
 from pipelines.lib.ingest.telemetry import ingest_host_maps, ingest_nvidia_smi_logs
 from pipelines.lib.settings import DBT_PROJECT_DIR, FinopsHome
 from pipelines.lib.warehouse.connection import connect
-from pipelines.lib.warehouse.raw_schema import ensure_raw_tables
+from pipelines.lib.warehouse.raw_schema import recover_and_ensure_raw_tables
 from synthetic_data.scale import GPU_TYPES, write_cur2
 from tests.support.dbt_helpers import dbt_environment
 
@@ -119,7 +119,7 @@ def _deliver_first(tmp_path: Path, home: FinopsHome) -> list:
     """A new warehouse, then 40 days from 1 January, 50 line items a day: January (31 days) and 9 days of February."""
     home.root.mkdir()
     with connect(home.warehouse) as con:
-        ensure_raw_tables(con)
+        recover_and_ensure_raw_tables(con)
     first = write_cur2(tmp_path / "first", rows=2000, seed=1, start=date(2026, 1, 1), days=40)
     assert [(w.billing_period, w.rows) for w in first] == [("2026-01", 1550), ("2026-02", 450)]
     for written in first:

@@ -22,7 +22,7 @@ from pipelines.lib.ingest.billing_deliveries import ingest_landing_zone
 from pipelines.lib.ingest.landing import register
 from pipelines.lib.settings import DBT_PROJECT_DIR, FinopsHome
 from pipelines.lib.warehouse.connection import connect
-from pipelines.lib.warehouse.raw_schema import ensure_raw_tables
+from pipelines.lib.warehouse.raw_schema import recover_and_ensure_raw_tables
 from tests.support.focus_fixtures import focus_rows, write_csv
 from tests.support.warehouse_helpers import query, rewrite_lake_files
 
@@ -54,7 +54,7 @@ def test_reconciliation_per_period_and_invoice_and_a_difference_fails_the_run(tm
     )
     register(home, "focus", write_csv(tmp_path / "sep.csv", rows))
     with connect(home.warehouse) as con:
-        ensure_raw_tables(con)
+        recover_and_ensure_raw_tables(con)
         loaded = ingest_landing_zone(home, con, FOCUS, log=logging.getLogger("test"))
     assert [r.status for r in loaded] == ["loaded"]
 

@@ -39,7 +39,7 @@ from pipelines.lib.ingest.landing import register
 from pipelines.lib.quality.spend_alerts import WEBHOOK_ENV, new_anomalies, notify, projected_overruns
 from pipelines.lib.settings import DBT_PROJECT_DIR, FinopsHome
 from pipelines.lib.warehouse.connection import connect
-from pipelines.lib.warehouse.raw_schema import ensure_raw_tables
+from pipelines.lib.warehouse.raw_schema import recover_and_ensure_raw_tables
 from tests.support.local_http import Reply, local_server
 from tests.support.warehouse_helpers import query
 
@@ -141,7 +141,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[FinopsHome, dict]:
     costs = write_usage(tmp_path / "lambda-usage.csv")
     register(home, "gpu_cloud_usage", tmp_path / "lambda-usage.csv")
     with connect(home.warehouse) as con:
-        ensure_raw_tables(con)
+        recover_and_ensure_raw_tables(con)
         loaded = ingest_landing_zone(home, con, GPU_CLOUD_USAGE, log=logging.getLogger("test"))
     assert [result.status for result in loaded] == ["loaded"]
     env = os.environ | {"FINOPS_HOME": str(home.root), "FINOPS_ONPREM_COSTS_THROUGH": LAST.isoformat()}

@@ -43,7 +43,7 @@ from pipelines.lib.quality.freshness import ensure_freshness_view, source_freshn
 from pipelines.lib.quality.suite import check_pending_loads, validate_load
 from pipelines.lib.settings import FinopsHome, Settings
 from pipelines.lib.warehouse.connection import connect
-from pipelines.lib.warehouse.tables import ensure_tables
+from pipelines.lib.warehouse.tables import recover_and_ensure_tables
 from sources.aws import cur
 from sources.azure import cost_details
 from sources.common.row_checks import check_rows
@@ -106,7 +106,7 @@ def test_negative_quantity_on_a_correction_passes_on_a_usage_line_the_reader_loa
 
     # The suite on the same two lines once loaded: only the usage line is held to the rule, and fails it as a warning.
     with connect(tmp_path / "warehouse.duckdb") as con:
-        ensure_tables(con, table)
+        recover_and_ensure_tables(con, table)
         con.register("lines", frame.to_arrow())
         add_lake_rows(con, table.name, "select *, 'load-1' as _load_id, now() as _ingested_at from lines")
         results = validate_load(con, table, source.quality, source=source.name, load_id="load-1")

@@ -18,8 +18,8 @@ from pipelines.lib.ingest.landing import register
 from pipelines.lib.settings import FinopsHome
 from pipelines.lib.warehouse.connection import connect
 from pipelines.lib.warehouse.loads import load_reference_rows
-from pipelines.lib.warehouse.raw_schema import ensure_raw_tables
-from pipelines.lib.warehouse.tables import ensure_tables
+from pipelines.lib.warehouse.raw_schema import recover_and_ensure_raw_tables
+from pipelines.lib.warehouse.tables import recover_and_ensure_tables
 from tests.support.focus_fixtures import focus_rows, write_csv
 from tests.support.focus_ingest import OCTOBER, SEPTEMBER, ingest_focus
 from tests.support.paused_child import kill_now, start_paused_focus_ingest
@@ -103,7 +103,7 @@ def test_a_crash_after_staging_before_the_commit_leaves_the_lake_as_it_was(home:
 
     assert lake_snapshot(home) == before
     with connect(home.warehouse) as con:
-        ensure_tables(con, FOCUS.raw_table)  # what every writer does first: recovery
+        recover_and_ensure_tables(con, FOCUS.raw_table)  # what every writer does first: recovery
     assert not any((home.lake / "_staging").iterdir())
     assert lake_snapshot(home) == before
     assert billed_by_period(home) == {"2026-09": Decimal(3), "2026-10": Decimal(4)}
@@ -142,7 +142,7 @@ def test_a_crash_after_the_commit_mid_swap_is_finished_by_recovery(home: FinopsH
 def test_lake_files_carry_the_declared_parquet_types(home: FinopsHome, tmp_path: Path):
     load_sep_and_oct(home, tmp_path)
     with connect(home.warehouse) as con:
-        ensure_raw_tables(con)
+        recover_and_ensure_raw_tables(con)
     (data_file,) = (focus_folder(home) / next(iter(partitions(home)))).glob("*.parquet")
     schema = pq.read_schema(data_file)
     assert schema.field("BilledCost").type == pa.decimal128(38, 12)
@@ -179,7 +179,7 @@ def test_views_follow_the_lake_when_it_moves(home: FinopsHome, tmp_path: Path, m
     home.lake.rename(moved)
     monkeypatch.setenv("FINOPS_LAKE", str(moved))
     with connect(home.warehouse) as con:
-        ensure_raw_tables(con)
+        recover_and_ensure_raw_tables(con)
         (sql,) = con.execute("select sql from duckdb_views() where view_name = 'focus_cost_and_usage'").fetchall()[0]
     assert str(moved) in sql
     assert billed_by_period(home) == {"2026-09": Decimal(3), "2026-10": Decimal(4)}
@@ -205,7 +205,7 @@ def test_a_warehouse_from_before_the_lake_moves_its_tables_into_it(home: FinopsH
     assert not old.lake.exists()
 
     with connect(old.warehouse) as con:
-        ensure_tables(con, FOCUS.raw_table)
+        recover_and_ensure_tables(con, FOCUS.raw_table)
         kinds = con.execute(
             "select table_type from information_schema.tables where table_name = 'focus_cost_and_usage'"
         ).fetchall()

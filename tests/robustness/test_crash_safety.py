@@ -387,12 +387,12 @@ def test_a_build_is_owed_after_a_crash_until_one_succeeds_after_the_last_billing
     import duckdb
 
     from pipelines.lib.transform.builds import finish_build, rebuild_reason, start_build
-    from pipelines.lib.warehouse.tables import ensure_tables
+    from pipelines.lib.warehouse.tables import recover_and_ensure_tables
 
     con = duckdb.connect(str(tmp_path / "warehouse.duckdb"))
     billing = ["raw.focus_cost_and_usage"]
     assert rebuild_reason(con, billing) is None  # a new warehouse: nothing loaded, nothing owed
-    ensure_tables(con, FOCUS.raw_table)
+    recover_and_ensure_tables(con, FOCUS.raw_table)
 
     def load(table: str) -> None:
         add_lake_rows(

@@ -31,10 +31,10 @@ DBT = str(Path(sys.executable).parent / "dbt")
 DEMO_VARS = json.dumps({"onprem_costs_through": demo_last_day().isoformat()})
 ENSURE_RAW_VIEWS = """
 from pipelines.lib.settings import Settings
-from pipelines.lib.warehouse.raw_schema import ensure_raw_tables
+from pipelines.lib.warehouse.raw_schema import recover_and_ensure_raw_tables
 from pipelines.lib.warehouse.connection import connect
 with connect(Settings.from_environment().home.warehouse) as con:
-    ensure_raw_tables(con)
+    recover_and_ensure_raw_tables(con)
 """
 
 

@@ -14,7 +14,7 @@ from filelock import FileLock
 
 from pipelines.lib.settings import DBT_PROJECT_DIR
 from pipelines.lib.warehouse.connection import connect
-from pipelines.lib.warehouse.raw_schema import ensure_raw_tables
+from pipelines.lib.warehouse.raw_schema import recover_and_ensure_raw_tables
 
 UNIT_TEST_BUILD = ("build", "--exclude", "test_type:data")
 """Every model (on no rows, without its data tests, which the end-to-end tests run on real data) and every unit test:
@@ -27,7 +27,7 @@ def dbt_on_empty_warehouse(tmp_path: Path, *args: str) -> subprocess.CompletedPr
     home = tmp_path / "home"
     home.mkdir(parents=True)
     with connect(home / "warehouse.duckdb") as con:
-        ensure_raw_tables(con)
+        recover_and_ensure_raw_tables(con)
     return subprocess.run(
         [str(Path(sys.executable).parent / "dbt"), *args, "--target-path", str(tmp_path / "target")],
         cwd=DBT_PROJECT_DIR,

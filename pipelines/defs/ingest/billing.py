@@ -6,7 +6,6 @@ from dagster_duckdb import DuckDBResource
 from pipelines.lib.catalog.billing import BILLING_SOURCES, BillingSource
 from pipelines.lib.ingest.billing_deliveries import ingest_landing_zone
 from pipelines.lib.settings import DUCKDB_WRITER_POOL, Settings
-from pipelines.lib.warehouse.tables import ensure_tables
 
 
 def build_ingest_asset(source: BillingSource) -> dg.AssetsDefinition:
@@ -30,11 +29,8 @@ def build_ingest_asset(source: BillingSource) -> dg.AssetsDefinition:
     ) -> dg.MaterializeResult:
         home = settings.home.create_folders()
         with duckdb.get_connection() as con:
-            # A source with nothing delivered yet still has its (empty) raw table to count and audit.
-            ensure_tables(con, source.raw_table)
+            # Recovers and creates the raw table first: a source with nothing delivered yet still has one to count.
             results = ingest_landing_zone(home, con, source, log=context.log, run_id=context.run.run_id)
-            # A source with nothing delivered yet has no table until now: counting it must not fail the run.
-            ensure_tables(con, source.raw_table)
             total_rows = con.execute(f"SELECT count(*) FROM {source.raw_table.name}").fetchone()[0]
         by_status = {status: sum(r.status == status for r in results) for status in ("loaded", "duplicate", "rejected")}
         return dg.MaterializeResult(

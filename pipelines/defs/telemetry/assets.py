@@ -25,7 +25,7 @@ from pipelines.lib.ingest.telemetry import (
     ingest_nvidia_smi_logs,
 )
 from pipelines.lib.settings import DUCKDB_WRITER_POOL, Settings
-from pipelines.lib.warehouse.tables import ensure_tables
+from pipelines.lib.warehouse.tables import recover_and_ensure_tables
 
 TELEMETRY_PARTITIONS = dg.DailyPartitionsDefinition(start_date="2024-01-01", timezone="UTC")
 """Complete UTC days only: the newest partition is yesterday."""
@@ -56,7 +56,7 @@ def prometheus_gpu_samples(
     first, last = window.start.date(), window.end.date()
     days = [date.fromordinal(number) for number in range(first.toordinal(), last.toordinal())]
     with duckdb.get_connection() as con:
-        ensure_tables(con, PROMETHEUS_SAMPLES)
+        recover_and_ensure_tables(con, PROMETHEUS_SAMPLES)
         load = fetch_prometheus_days(home, con, days, offline=settings.offline, log=context.log, step_seconds=step)
         total = con.execute(f"SELECT count(*) FROM {PROMETHEUS_SAMPLES.name}").fetchone()[0]
     for reason in load.skipped[:5]:
@@ -107,7 +107,7 @@ def nvidia_smi_gpu_samples(
     home = settings.home.create_folders()
     timezone = os.environ.get(NVIDIA_SMI_TIMEZONE_ENV) or "UTC"
     with duckdb.get_connection() as con:
-        ensure_tables(con, NVIDIA_SMI_SAMPLES)
+        recover_and_ensure_tables(con, NVIDIA_SMI_SAMPLES)
         results = ingest_nvidia_smi_logs(home, con, timezone=timezone, log=context.log)
         total = con.execute(f"SELECT count(*) FROM {NVIDIA_SMI_SAMPLES.name}").fetchone()[0]
     return dg.MaterializeResult(metadata=_delivery_metadata(results, total))
@@ -129,7 +129,7 @@ def telemetry_host_map(
 ) -> dg.MaterializeResult:
     home = settings.home.create_folders()
     with duckdb.get_connection() as con:
-        ensure_tables(con, HOST_MAP)
+        recover_and_ensure_tables(con, HOST_MAP)
         results = ingest_host_maps(home, con, log=context.log)
         total = con.execute(f"SELECT count(*) FROM {HOST_MAP.name}").fetchone()[0]
     return dg.MaterializeResult(metadata=_delivery_metadata(results, total))

@@ -20,7 +20,7 @@ from pipelines.lib.transform.model_audit import audit_failed_build, failing_node
 from pipelines.lib.transform.spark_tables import publish_spark_tables, spark_tables
 from pipelines.lib.transform.withholding import withhold
 from pipelines.lib.warehouse.publication import publish_loads, unpublished_load_ids
-from pipelines.lib.warehouse.raw_schema import ensure_raw_tables
+from pipelines.lib.warehouse.raw_schema import recover_and_ensure_raw_tables
 
 
 class DbtBuildConfig(dg.Config):
@@ -63,7 +63,7 @@ def gpu_finops_dbt_models(
     if config.vars:
         args += ["--vars", json.dumps(config.vars, sort_keys=True)]
     with duckdb.get_connection() as con:
-        ensure_raw_tables(con)
+        recover_and_ensure_raw_tables(con)
         build_id = start_build(con, run_id=context.run_id, command=shlex.join(["dbt", *args]))
         unpublished = unpublished_load_ids(con)
     # audit.builds says whether this build finished (a SIGKILL leaves it `started`: the next run rebuilds).

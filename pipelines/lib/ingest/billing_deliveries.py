@@ -20,7 +20,7 @@ from pipelines.lib.quality.gate import QualityGate
 from pipelines.lib.quality.results import QualityReport
 from pipelines.lib.settings import FinopsHome
 from pipelines.lib.warehouse.loads import find_load, load_delivery
-from pipelines.lib.warehouse.tables import ensure_tables
+from pipelines.lib.warehouse.tables import recover_and_ensure_tables
 from sources.common.delivery import Delivery
 from sources.common.errors import RejectedInput
 
@@ -66,7 +66,8 @@ def ingest_landing_zone(
     log: logging.Logger,
     run_id: str | None = None,
 ) -> list[DeliveryResult]:
-    ensure_tables(con, source.raw_table)  # recovers a load a crash interrupted before anything is compared with it
+    # A load a crash interrupted is recovered before anything is compared with it.
+    recover_and_ensure_tables(con, source.raw_table)
     deliveries = pending_deliveries(home, source.name)
     log.info("%d deliveries in %s", len(deliveries), home.landing_for(source.name))
     gate = QualityGate(source.raw_table, source.quality, source.name, run_id)

@@ -25,7 +25,7 @@ import duckdb
 from pipelines.lib.catalog.facts import LastObserved
 from pipelines.lib.catalog.tables import RawTable, ReferenceTable
 from pipelines.lib.quality.results import ensure_quality_table
-from pipelines.lib.warehouse.tables import ensure_tables
+from pipelines.lib.warehouse.tables import recover_and_ensure_tables
 from sources.common.sql import quote_identifier
 
 
@@ -215,7 +215,7 @@ def ensure_freshness_view(con: duckdb.DuckDBPyConnection, sources: Iterable[Deli
     """Write each source's cadence into audit.delivery_cadence and (re)create audit.freshness over its deliveries."""
     sources = list(sources)
     for source in sources:
-        ensure_tables(con, source.raw_table)  # audit.loads too, before the first delivery ever
+        recover_and_ensure_tables(con, source.raw_table)  # audit.loads too, before the first delivery ever
     con.begin()
     try:
         con.execute("DROP VIEW IF EXISTS audit.source_status")

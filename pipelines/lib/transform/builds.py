@@ -15,6 +15,9 @@ from pathlib import Path
 
 import duckdb
 
+from pipelines.lib.catalog.billing import BILLING_SOURCES
+from pipelines.lib.warehouse.connection import connect
+
 STATUSES = ("started", "succeeded", "failed", "interrupted")
 
 
@@ -96,8 +99,6 @@ def rebuild_reason(con: duckdb.DuckDBPyConnection, raw_tables: list[str]) -> str
 
 def owed_build(warehouse: Path) -> str | None:
     """`rebuild_reason` for the billing sources' raw tables (None before the first load)."""
-    from pipelines.lib.catalog.billing import BILLING_SOURCES
-    from pipelines.lib.warehouse.connection import connect
 
     if not warehouse.exists():
         return None

@@ -37,7 +37,7 @@ from pipelines.lib.warehouse.lake import (
     sql_text,
     write_parquet,
 )
-from pipelines.lib.warehouse.tables import AUDIT_COLUMNS, MONEY_SQL_TYPE, ensure_tables, lake_columns
+from pipelines.lib.warehouse.tables import AUDIT_COLUMNS, MONEY_SQL_TYPE, lake_columns, recover_and_ensure_tables
 from sources.common.delivery import TypedQuery
 from sources.common.sql import quote_identifier
 
@@ -85,7 +85,7 @@ def load_delivery(
     `before_commit(load_id)` runs last before the commit, with `raw.<table>` showing what it will hold once
     the load commits; if it raises, nothing of the load is committed.
     """
-    lake = ensure_tables(con, table)
+    lake = recover_and_ensure_tables(con, table)
     existing = find_load(con, source, sha256)
     if existing is not None:
         return _outcome_of(con, existing, status="duplicate")
@@ -368,7 +368,7 @@ def load_reference_rows(
     whole_partitions: Sequence[tuple[Any, ...]] = (),
 ) -> LoadOutcome:
     """Replace the keys `frame` carries (and `whole_partitions` whole) and record the load in audit.loads."""
-    lake = ensure_tables(con, table)
+    lake = recover_and_ensure_tables(con, table)
     existing = find_load(con, source, sha256)
     if existing is not None:
         return _outcome_of(con, existing, status="duplicate")

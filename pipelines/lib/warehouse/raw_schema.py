@@ -9,9 +9,9 @@ from __future__ import annotations
 import duckdb
 
 from pipelines.lib.catalog.registry import RAW_TABLES
-from pipelines.lib.warehouse.tables import ensure_tables
+from pipelines.lib.warehouse.tables import recover_and_ensure_tables
 
 
-def ensure_raw_tables(con: duckdb.DuckDBPyConnection) -> None:
+def recover_and_ensure_raw_tables(con: duckdb.DuckDBPyConnection) -> None:
     for table in RAW_TABLES:
-        ensure_tables(con, table)
+        recover_and_ensure_tables(con, table)

@@ -30,7 +30,7 @@ MONEY_SQL_TYPE = f"DECIMAL({DECIMAL_PRECISION}, {DECIMAL_SCALE})"
 
 _READY: set[tuple[str, str, str, tuple[tuple[str, str], ...]]] = set()
 """(warehouse file, lake, table, columns) whose schema file and view this process has checked: once per
-process, since catalog lookups cost milliseconds each and every writer step calls `ensure_tables`."""
+process, since catalog lookups cost milliseconds each and every writer step calls `recover_and_ensure_tables`."""
 
 
 AUDIT_COLUMNS: dict[str, dict[str, str]] = {
@@ -131,11 +131,11 @@ SELECT d.load_id, d.source, d.raw_table, d.delivery, d.sha256, d.status, d.row_c
 FROM derived AS d"""
 
 
-def ensure_tables(con: duckdb.DuckDBPyConnection, table: RawTable | ReferenceTable) -> Lake:
-    """The table's and the audit tables' schema files in the lake and their views in DuckDB; recovers first.
+def recover_and_ensure_tables(con: duckdb.DuckDBPyConnection, table: RawTable | ReferenceTable) -> Lake:
+    """Recover, then ensure: finish or discard a load a crash interrupted, move a table of a warehouse from before
+    the lake into it, and write the table's and the audit tables' schema files in the lake and their views in DuckDB.
 
-    Recovery (finishing or discarding a load a crash interrupted) runs here because every writer calls this
-    before it loads or builds.
+    Every writer calls this before it loads or builds, so recovery always comes before anything reads the tables.
     """
     lake = lake_of(con)
     recover(con, lake)

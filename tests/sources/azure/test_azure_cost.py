@@ -27,7 +27,7 @@ from pipelines.lib.ingest.landing import register
 from pipelines.lib.settings import FinopsHome
 from pipelines.lib.warehouse.connection import connect
 from pipelines.lib.warehouse.loads import audit_mismatches
-from pipelines.lib.warehouse.tables import ensure_tables
+from pipelines.lib.warehouse.tables import recover_and_ensure_tables
 from sources.azure import parse_actual_cost_delivery, parse_amortized_cost_delivery, read_cost_details_file
 from sources.common.delivery import Delivery
 from sources.common.detect import detect_source
@@ -352,7 +352,7 @@ def home(tmp_path: Path) -> FinopsHome:
     home = FinopsHome(tmp_path / "home").create_folders()
     with connect(home.warehouse) as con:
         for source in BILLING_SOURCES:
-            ensure_tables(con, source.raw_table)
+            recover_and_ensure_tables(con, source.raw_table)
     return home
 
 

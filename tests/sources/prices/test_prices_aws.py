@@ -19,7 +19,7 @@ import pytest
 from pipelines.lib.prices.market_prices import refresh_price_feed
 from pipelines.lib.settings import DBT_PROJECT_DIR, FinopsHome
 from pipelines.lib.warehouse.connection import connect
-from pipelines.lib.warehouse.raw_schema import ensure_raw_tables
+from pipelines.lib.warehouse.raw_schema import recover_and_ensure_raw_tables
 from sources.common.http import FetchError, HttpClient
 from sources.prices.aws import price_list, spot, spot_advisor
 from sources.prices.offers import LayoutChanged, Payload
@@ -307,7 +307,7 @@ def test_offline_captures_load_and_build_the_aws_staging_models(tmp_path):
     """Both bundled days load; the AWS sources, staging models and int_prices__gpu_offers build and test."""
     home = FinopsHome(tmp_path / "home").create_folders()
     with connect(home.warehouse) as con:
-        ensure_raw_tables(con)
+        recover_and_ensure_raw_tables(con)
         for feed in (price_list.FEED, spot.FEED, spot_advisor.FEED):
             refresh_price_feed(home, con, feed, [date(2026, 9, 1), date(2026, 10, 31)], offline=True, log=log)
     dbt = Path(sys.executable).parent / "dbt"

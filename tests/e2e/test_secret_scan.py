@@ -32,9 +32,13 @@ SECRET = "sk-planted-7f3e9c1b2a4d6e8f0a1b3c5d7e9f1a2b"
 ECB_XML = (FIXTURES_ROOT / "prices" / "ecb" / "eurofxref-hist-90d.xml").read_bytes()
 LAMBDA_JSON = PROJECT_ROOT / "sources" / "prices" / "snapshots" / "lambda" / "2026-10-31" / "instance-types.json"
 INGEST = """
+import os
 import dagster as dg
 from pipelines.definitions import defs
+from pipelines.lib.settings import Settings
 
+# A process of its own on FINOPS_HOME, started as the CLI starts: DAGSTER_HOME and the rest from the settings.
+os.environ.update(Settings.from_environment().child_environment())
 definitions = defs()
 job = definitions.resolve_implicit_global_asset_job_def()
 with dg.DagsterInstance.get() as instance:

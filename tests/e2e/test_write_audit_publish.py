@@ -132,6 +132,11 @@ def test_a_delivery_breaking_a_model_rule_is_withheld_and_everything_else_publis
 DAGSTER_RUNS = """
 import json, sys
 import dagster as dg
+from pipelines.lib.settings import Settings
+from pipelines.lib.transform.dbt import parse_project_if_changed
+
+# What `make ui`/`make serve` do before Dagster loads the project's copy: parse it, so its manifest exists.
+parse_project_if_changed()
 from pipelines.definitions import defs
 from pipelines.defs.automation.sensors import landing_sensor
 
@@ -139,7 +144,10 @@ definitions = defs()
 runs = []
 with dg.DagsterInstance.ephemeral() as instance:
     if sys.argv[1] == "sensor":
-        requests = landing_sensor(dg.build_sensor_context(cursor=None, instance=instance)).run_requests
+        context = dg.build_sensor_context(
+            cursor=None, instance=instance, resources={"settings": Settings.from_environment()}
+        )
+        requests = landing_sensor(context).run_requests
         # A load job loads its source's whole landing zone: the first run of each job takes every delivery waiting.
         jobs = list({request.job_name: (request.job_name, request.tags) for request in reversed(requests)}.values())
     else:

@@ -333,7 +333,7 @@ def test_late_feed_is_flagged_in_dagster_without_blocking(home: FinopsHome):
 
 def test_every_feed_declares_a_daily_cadence_with_grace():
     names = {delivery.name for delivery in FEED_DELIVERIES}
-    assert {f"prices/{feed.name}" for feed in PRICE_FEEDS} | {"ecb", "dcgm_prometheus", "nvidia_smi"} == names
+    assert {f"prices/{feed.name}" for feed in PRICE_FEEDS} | {"ecb", "dcgm_prometheus", "nvidia_smi", "serving_prometheus"} == names
     for delivery in FEED_DELIVERIES:
         assert delivery.delivery_cadence == timedelta(days=1), delivery.name
         assert delivery.delivery_grace > timedelta(0), delivery.name

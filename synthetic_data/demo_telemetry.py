@@ -216,7 +216,7 @@ def _active_units(host: GpuHost, sample: Sample) -> int:
     return sample.gr
 
 
-def _node_pod(host: GpuHost, gpu: int) -> tuple[str, str, str]:
+def node_pod(host: GpuHost, gpu: int) -> tuple[str, str, str]:
     """The one pod of each 8 GPUs on the DCGM nodes outside the demo cluster: namespace, pod, container."""
     return host.team, f"{host.fleet}-{gpu // 8}", "worker"
 
@@ -227,7 +227,7 @@ def _pods_at(host: GpuHost, gpu: int, moment: int) -> list[tuple[str, str, str]]
     if host.via != samples.SOURCE_PROMETHEUS:
         return []
     if host.fleet != KUBERNETES_FLEET:
-        return [_node_pod(host, gpu)]
+        return [node_pod(host, gpu)]
     minute = moment % 86400 // 60
     return [
         (namespace, pod, container)
@@ -313,7 +313,7 @@ def write_demo_telemetry(
             }
             # The p4d cluster's Prometheus scrapes with honorLabels: false, so pod labels arrive renamed.
             pod_keys = ("exported_namespace", "exported_pod") if host.fleet.startswith("p4d") else ("namespace", "pod")
-            namespace, pod, container = _node_pod(host, gpu)
+            namespace, pod, container = node_pod(host, gpu)
             labels |= {pod_keys[0]: namespace, pod_keys[1]: pod, "container": container}
             for day_number, points in by_day.items():
                 day = date.fromordinal(EPOCH_ORDINAL + day_number)

@@ -51,13 +51,15 @@ def demo(settings: Settings, args: argparse.Namespace) -> int:
 
 def _demo_telemetry(settings: Settings, seed: int) -> bool:
     """The demo fleet's GPU telemetry: nvidia-smi logs and the host map into the landing zone, and the
-    recorded Prometheus answers loaded offline, all demo days in one run (see docs/gpu-telemetry.md)."""
+    recorded Prometheus answers (DCGM and the chat fleet's vLLM counters) loaded offline, all demo days in one run
+    (see docs/gpu-telemetry.md)."""
 
     from pipelines.defs.asset_selections import group_loads
     from pipelines.lib.catalog.telemetry import HOST_MAP_SOURCE, NVIDIA_SMI_SOURCE
     from pipelines.lib.ingest.landing import register
     from pipelines.lib.ingest.telemetry import prometheus_payloads
     from synthetic_data.demo_organisation import DEFAULT_START_MONTH, demo_first_day, demo_last_day
+    from synthetic_data.demo_serving import write_demo_serving
     from synthetic_data.demo_telemetry import write_demo_telemetry
 
     home = settings.home
@@ -68,6 +70,8 @@ def _demo_telemetry(settings: Settings, seed: int) -> bool:
         register(home, HOST_MAP_SOURCE, written["host_map"])
         recordings = prometheus_payloads(home, first_day).parent
         shutil.copytree(written["prometheus"], recordings, dirs_exist_ok=True)
+        serving = write_demo_serving(Path(scratch), seed=seed, start_month=DEFAULT_START_MONTH)
+        shutil.copytree(serving, prometheus_payloads(home, first_day, "serving").parent, dirs_exist_ok=True)
     selection = group_loads("telemetry")
     days = (demo_last_day() - first_day).days + 1
     result = run_assets(
@@ -80,12 +84,22 @@ def _demo_telemetry(settings: Settings, seed: int) -> bool:
         },
         partitions=days,
     )
-    # The recorded metrics asset is daily-partitioned: a materialization per day, all with the run's totals.
-    for event in result.get_asset_materialization_events()[:1]:
-        metadata = {key: value.value for key, value in event.step_materialization_data.materialization.metadata.items()}
-        print(
-            f"loaded    Prometheus GPU metrics (recorded): {metadata.get('days_loaded')} days, "
-            f"{metadata.get('hosts')} hosts, {metadata.get('rows_loaded')} samples"
-        )
+    # The recorded metrics assets are daily-partitioned: a materialization per day, all with the run's totals.
+    first = {}
+    for event in result.get_asset_materialization_events():
+        first.setdefault(event.asset_key.to_user_string(), event)
+    for key, event in sorted(first.items()):
+        recorded = event.step_materialization_data.materialization.metadata
+        metadata = {name: value.value for name, value in recorded.items()}
+        if key == "raw/serving_metric_samples":
+            print(
+                f"loaded    vLLM serving metrics (recorded): {metadata.get('days_loaded')} days, "
+                f"{metadata.get('pods')} pods, {metadata.get('rows_loaded')} samples"
+            )
+        else:
+            print(
+                f"loaded    Prometheus GPU metrics (recorded): {metadata.get('days_loaded')} days, "
+                f"{metadata.get('hosts')} hosts, {metadata.get('rows_loaded')} samples"
+            )
     print_failures(result)
     return result.success

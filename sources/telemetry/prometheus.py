@@ -102,15 +102,19 @@ class PrometheusClient:
             self.http.secrets = (*self.http.secrets, token)
 
     @classmethod
-    def from_environment(cls, http: HttpClient | None = None) -> PrometheusClient:
+    def from_environment(cls, http: HttpClient | None = None, *, reads: str = "DCGM GPU metrics") -> PrometheusClient:
         url = base_url(BASE_URL_ENV, "")
         if not url:
-            raise PrometheusNotConfigured(f"{PROVIDER}: set {BASE_URL_ENV} to read DCGM GPU metrics; skipped")
+            raise PrometheusNotConfigured(f"{PROVIDER}: set {BASE_URL_ENV} to read {reads}; skipped")
         return cls(url, token=os.environ.get(TOKEN_ENV, "").strip() or None, http=http)
 
-    def query_range(self, metric: str, start: datetime, end: datetime, step_seconds: int) -> list[RangeResponse]:
-        """Every window's raw answer for one metric: POSTed form-encoded, checked to be a success envelope."""
-        query = query_for(metric, step_seconds)
+    def query_range(
+        self, metric: str, start: datetime, end: datetime, step_seconds: int, *, query: str | None = None
+    ) -> list[RangeResponse]:
+        """Every window's raw answer for one metric: POSTed form-encoded, checked to be a success envelope.
+
+        `query` defaults to the DCGM one (`query_for`); the serving feed asks for the bare counter instead."""
+        query = query or query_for(metric, step_seconds)
         url = self.url + QUERY_RANGE_PATH
         headers = {"Authorization": f"Bearer {self.token}"} if self.token else {}
         answers = []
@@ -130,14 +134,14 @@ class PrometheusClient:
                 detail = _error_message(error_body[-1]) if error_body else None
                 reason = f"{error.reason}: {self.http.scrub(detail)}" if detail else error.reason
                 raise PrometheusError(error.url, f"{query} from {window.start} to {window.end}: {reason}") from None
-            _check_envelope(response.content, url)
+            check_envelope(response.content, url)
             answers.append(RangeResponse(metric, query, window, step_seconds, url, response.content))
         return answers
 
 
 def parse_query_range(payload: bytes, *, metric: str, step_seconds: int, source_ref: str) -> pl.DataFrame:
     """A `query_range` matrix as long rows (SAMPLE_SCHEMA); an empty result is an empty frame."""
-    data = _check_envelope(payload, source_ref)
+    data = check_envelope(payload, source_ref)
     if data.get("resultType") != "matrix":
         raise PrometheusError(source_ref, f"resultType {data.get('resultType')!r}, expected 'matrix'")
     result = data.get("result")
@@ -237,7 +241,7 @@ def _resource_id(labels: dict[str, str]) -> str | None:
     return None
 
 
-def _check_envelope(payload: bytes, source_ref: str) -> dict[str, Any]:
+def check_envelope(payload: bytes, source_ref: str) -> dict[str, Any]:
     try:
         document = json.loads(payload)
     except (UnicodeDecodeError, json.JSONDecodeError) as error:

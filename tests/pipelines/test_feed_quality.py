@@ -28,9 +28,10 @@ from pipelines.defs.telemetry.assets import TELEMETRY_PARTITIONS, prometheus_gpu
 from pipelines.lib.catalog.billing import AWS_CUR, AZURE_ACTUAL, FOCUS, GCP_BILLING, OCI_COST
 from pipelines.lib.catalog.prices import FEEDS_BY_NAME, PRICE_FEEDS
 from pipelines.lib.catalog.registry import CATALOGUE, DELIVERED_SOURCES, FEED_DELIVERIES
-from pipelines.lib.catalog.telemetry import HOST_MAP_SOURCE, NVIDIA_SMI_SOURCE
+from pipelines.lib.catalog.telemetry import HOST_MAP_SOURCE, NVIDIA_SMI_SOURCE, SERVING_SOURCE
 from pipelines.lib.ingest.landing import register
 from pipelines.lib.ingest.telemetry import (
+    SERVING_FEED,
     fetch_prometheus_days,
     ingest_host_maps,
     ingest_nvidia_smi_logs,
@@ -51,6 +52,7 @@ from sources.focus import reader as focus_reader
 from sources.gcp import billing_export
 from sources.oci import cost_report
 from sources.telemetry import prometheus, samples
+from synthetic_data.demo_serving import write_demo_serving
 from synthetic_data.demo_telemetry import write_demo_telemetry
 from tests.support.home_helpers import isolated_home
 from tests.support.warehouse_helpers import add_lake_rows, query, rewrite_lake_files
@@ -333,7 +335,8 @@ def test_late_feed_is_flagged_in_dagster_without_blocking(home: FinopsHome):
 
 def test_every_feed_declares_a_daily_cadence_with_grace():
     names = {delivery.name for delivery in FEED_DELIVERIES}
-    assert {f"prices/{feed.name}" for feed in PRICE_FEEDS} | {"ecb", "dcgm_prometheus", "nvidia_smi"} == names
+    telemetry = {"dcgm_prometheus", "nvidia_smi", "serving_prometheus"}
+    assert {f"prices/{feed.name}" for feed in PRICE_FEEDS} | {"ecb"} | telemetry == names
     for delivery in FEED_DELIVERIES:
         assert delivery.delivery_cadence == timedelta(days=1), delivery.name
         assert delivery.delivery_grace > timedelta(0), delivery.name
@@ -346,10 +349,14 @@ def test_the_demo_telemetry_passes_its_suites(home: FinopsHome, tmp_path: Path):
     for folder in sorted(written["prometheus"].iterdir())[:2]:  # two days of recordings are enough to judge
         days.append(date.fromisoformat(folder.name))
         shutil.copytree(folder, prometheus_payloads(home, days[-1]))
+    serving = write_demo_serving(tmp_path / "demo", seed=3, start_month="2026-10", months=1)
+    for day in days:
+        shutil.copytree(serving / day.isoformat(), prometheus_payloads(home, day, SERVING_FEED.folder))
     register(home, NVIDIA_SMI_SOURCE, written["nvidia_smi"])
     register(home, HOST_MAP_SOURCE, written["host_map"])
     with connect(home.warehouse) as con:
         assert fetch_prometheus_days(home, con, days, offline=True, log=log).outcome.rows > 0
+        assert fetch_prometheus_days(home, con, days, offline=True, log=log, feed=SERVING_FEED).outcome.rows > 0
         assert {r.status for r in ingest_nvidia_smi_logs(home, con, timezone="UTC", log=log)} == {"loaded"}
         assert {r.status for r in ingest_host_maps(home, con, log=log)} == {"loaded"}
         reports = {
@@ -360,7 +367,7 @@ def test_the_demo_telemetry_passes_its_suites(home: FinopsHome, tmp_path: Path):
                 source=name,
                 load_source=SUBJECTS[name].load_source,
             )
-            for name in ("dcgm_prometheus", NVIDIA_SMI_SOURCE, HOST_MAP_SOURCE)
+            for name in ("dcgm_prometheus", NVIDIA_SMI_SOURCE, HOST_MAP_SOURCE, SERVING_SOURCE)
         }
     for name, report in reports.items():
         assert len(report.checked_loads) == 1, name

@@ -1,4 +1,5 @@
-"""GPU utilization telemetry as assets: DCGM metrics from Prometheus per day, nvidia-smi logs and the host map."""
+"""Telemetry as assets: DCGM GPU metrics and vLLM/SGLang serving counters from Prometheus per day, nvidia-smi logs
+and the host map."""
 
 import os
 from datetime import date
@@ -13,11 +14,14 @@ from pipelines.lib.catalog.telemetry import (
     NVIDIA_SMI_SAMPLES,
     PROMETHEUS,
     PROMETHEUS_SAMPLES,
+    SERVING,
+    SERVING_SAMPLES,
     TELEMETRY_HOST_MAP,
 )
 from pipelines.lib.ingest.telemetry import (
     DEFAULT_STEP_SECONDS,
     NVIDIA_SMI_TIMEZONE_ENV,
+    SERVING_FEED,
     STEP_ENV,
     TelemetryDelivery,
     fetch_prometheus_days,
@@ -29,6 +33,13 @@ from pipelines.lib.warehouse.tables import recover_and_ensure_tables
 
 TELEMETRY_PARTITIONS = dg.DailyPartitionsDefinition(start_date="2024-01-01", timezone="UTC")
 """Complete UTC days only: the newest partition is yesterday."""
+
+
+def _partition_days(context: dg.AssetExecutionContext) -> list[date]:
+    """The UTC days of the run's partitions (a backfill runs them all at once)."""
+    window = context.partition_time_window
+    first, last = window.start.date(), window.end.date()
+    return [date.fromordinal(number) for number in range(first.toordinal(), last.toordinal())]
 
 
 @dg.asset(
@@ -51,10 +62,7 @@ def prometheus_gpu_samples(
     context: dg.AssetExecutionContext, duckdb: DuckDBResource, settings: dg.ResourceParam[Settings]
 ):
     home = settings.home.create_folders()
-    window = context.partition_time_window
-    step = int(os.environ.get(STEP_ENV) or DEFAULT_STEP_SECONDS)
-    first, last = window.start.date(), window.end.date()
-    days = [date.fromordinal(number) for number in range(first.toordinal(), last.toordinal())]
+    days, step = _partition_days(context), int(os.environ.get(STEP_ENV) or DEFAULT_STEP_SECONDS)
     with duckdb.get_connection() as con:
         recover_and_ensure_tables(con, PROMETHEUS_SAMPLES)
         load = fetch_prometheus_days(home, con, days, offline=settings.offline, log=context.log, step_seconds=step)
@@ -72,6 +80,55 @@ def prometheus_gpu_samples(
             "days_skipped": dg.MetadataValue.json(load.skipped),
             "query_range_answers": load.responses,
             "hosts": load.hosts,
+            "rows_loaded": load.outcome.rows,
+            "dagster/row_count": total,
+        }
+    )
+
+
+@dg.asset(
+    key=list(SERVING.asset_key),
+    group_name="telemetry",
+    partitions_def=TELEMETRY_PARTITIONS,
+    backfill_policy=dg.BackfillPolicy.single_run(),
+    pool=DUCKDB_WRITER_POOL,
+    kinds={"duckdb", "prometheus"},
+    output_required=False,
+    description=(
+        "vLLM and SGLang serving counters (prompt and generation tokens, prefix-cache queries and hits, finished "
+        "requests, prefill and decode seconds) per model and pod, read as the bare counters from the same Prometheus "
+        "as the GPU metrics (FINOPS_PROMETHEUS_URL, FINOPS_PROMETHEUS_TOKEN, FINOPS_PROMETHEUS_STEP_SECONDS), one UTC "
+        "day per partition, replacing that day. Skipped, not failed, when FINOPS_PROMETHEUS_URL is unset. Answers are "
+        "kept under FINOPS_HOME/raw/telemetry/serving/<day>/; offline those recordings, and any text exposition "
+        "captures (*.prom) put there, are parsed instead of calling Prometheus."
+    ),
+)
+def serving_metric_samples(
+    context: dg.AssetExecutionContext, duckdb: DuckDBResource, settings: dg.ResourceParam[Settings]
+):
+    home = settings.home.create_folders()
+    days, step = _partition_days(context), int(os.environ.get(STEP_ENV) or DEFAULT_STEP_SECONDS)
+    with duckdb.get_connection() as con:
+        recover_and_ensure_tables(con, SERVING_SAMPLES)
+        load = fetch_prometheus_days(
+            home, con, days, offline=settings.offline, log=context.log, step_seconds=step, feed=SERVING_FEED
+        )
+        total = con.execute(f"SELECT count(*) FROM {SERVING_SAMPLES.name}").fetchone()[0]
+    for reason in load.skipped[:5]:
+        context.log.warning(reason)
+    for warning in load.warnings[:5]:
+        context.log.warning(warning.describe())
+    if load.outcome is None:
+        context.log.warning("no serving metrics loaded for %d day(s): %s", len(days), load.skipped[0])
+        return
+    yield dg.MaterializeResult(
+        metadata={
+            "status": load.outcome.status,
+            "days_loaded": len(load.days),
+            "days_skipped": dg.MetadataValue.json(load.skipped),
+            "answers_and_captures": load.responses,
+            "pods": load.pods,
+            "warnings": dg.MetadataValue.json([warning.describe() for warning in load.warnings[:20]]),
             "rows_loaded": load.outcome.rows,
             "dagster/row_count": total,
         }
@@ -139,7 +196,10 @@ telemetry_daily_job = dg.define_asset_job(
     name="telemetry_daily",
     selection=group_loads("telemetry"),
     partitions_def=TELEMETRY_PARTITIONS,
-    description="Read yesterday's DCGM GPU metrics from Prometheus (skipped when FINOPS_PROMETHEUS_URL is unset).",
+    description=(
+        "Read yesterday's DCGM GPU metrics and vLLM/SGLang serving counters from Prometheus (skipped when "
+        "FINOPS_PROMETHEUS_URL is unset)."
+    ),
 )
 
 telemetry_daily_schedule = dg.build_schedule_from_partitioned_job(

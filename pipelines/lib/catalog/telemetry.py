@@ -1,7 +1,8 @@
-"""GPU telemetry: Prometheus (DCGM) samples per day, nvidia-smi logs per delivery and the host map.
+"""GPU telemetry: Prometheus (DCGM) samples per day, nvidia-smi logs per delivery and the host map; and the
+model servers' (vLLM, SGLang) serving counters per day.
 
-The samples share the long shape of `sources.telemetry.samples`; the rules their values must satisfy
-are the DCGM metrics' units.
+The GPU samples share the long shape of `sources.telemetry.samples`; the rules their values must satisfy
+are the DCGM metrics' units. The serving samples have their own shape (`sources.telemetry.serving`).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from pipelines.lib.catalog.entry import CatalogEntry
 from pipelines.lib.catalog.facts import AllowedValues, Derived, InRange, LastObserved, NotBefore, QualityFacts
 from pipelines.lib.catalog.tables import ReferenceTable
 from sources.common.row_checks import EARLIEST, LATEST, OneOf
-from sources.telemetry import samples
+from sources.telemetry import samples, serving
 from sources.telemetry.host_map import HOST_MAP_SCHEMA
 
 PROMETHEUS_SAMPLES = ReferenceTable(
@@ -25,9 +26,13 @@ NVIDIA_SMI_SAMPLES = ReferenceTable(
     partition_by=("source_ref",),
 )
 HOST_MAP = ReferenceTable(name="raw.telemetry_host_map", columns=HOST_MAP_SCHEMA, replace_key=("mapping",))
+SERVING_SAMPLES = ReferenceTable(
+    name="raw.serving_metric_samples", columns=serving.SERVING_SCHEMA, replace_key=("sample_date",)
+)
 
 NVIDIA_SMI_SOURCE = "nvidia_smi"
 HOST_MAP_SOURCE = "telemetry_host_map"
+SERVING_SOURCE = "serving_prometheus"
 
 _RATIOS = (samples.SM_ACTIVE, samples.GR_ENGINE_ACTIVE, samples.TENSOR_ACTIVE)
 _NOT_NEGATIVE_UNITS = (samples.FB_USED, samples.POWER_USAGE, samples.TOTAL_ENERGY)
@@ -69,6 +74,23 @@ HOST_MAP_FACTS = QualityFacts(
 )
 """raw.telemetry_host_map: every row maps a host to a resource; a validity window never runs backwards."""
 
+SERVING_FACTS = QualityFacts(
+    keys=("sampled_at", "source", "engine", "metric", "model_name", "source_ref"),
+    allowed_values=(
+        AllowedValues("metric", serving.METRICS),
+        AllowedValues("engine", serving.ENGINES),
+        AllowedValues("source", serving.SOURCES),
+    ),
+    in_range=(
+        InRange("sampled_at", EARLIEST, LATEST, unit="(a plausible sample time)"),
+        InRange("value", 0, None, unit="(a counter)"),
+    ),
+    ordered=(NotBefore("_sampled_on", "sample_date"), NotBefore("sample_date", "_sampled_on")),
+    derived=(Derived("_sampled_on", "CAST(sampled_at AS DATE)"),),
+)
+"""raw.serving_metric_samples: every metric is a counter, so never negative; a counter is read at an instant, so
+`sample_date` is the day of `sampled_at` itself."""
+
 PROMETHEUS = CatalogEntry(
     name=samples.SOURCE_PROMETHEUS,
     title="Prometheus DCGM samples",
@@ -104,4 +126,17 @@ TELEMETRY_HOST_MAP = CatalogEntry(
     delivery_cadence=None,
 )
 
-TELEMETRY = (PROMETHEUS, NVIDIA_SMI, TELEMETRY_HOST_MAP)
+SERVING = CatalogEntry(
+    name=SERVING_SOURCE,
+    title="vLLM/SGLang serving metrics",
+    asset_key=("raw", "serving_metric_samples"),
+    raw_table=SERVING_SAMPLES,
+    quality=SERVING_FACTS,
+    delivery_cadence=timedelta(days=1),
+    # Read with the GPU samples at 05:30 UTC, so the same slack.
+    delivery_grace=timedelta(hours=12),
+    observed=LastObserved("sampled_at", f"'{SERVING_SOURCE}'"),
+    partition_column="sample_date",
+)
+
+TELEMETRY = (PROMETHEUS, NVIDIA_SMI, TELEMETRY_HOST_MAP, SERVING)

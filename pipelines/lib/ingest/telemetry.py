@@ -7,11 +7,15 @@ Three raw tables, all in the long sample shape of `sources.telemetry.samples` or
 | `raw.prometheus_gpu_samples` | the same UTC day (every host: a day is fetched whole) | `fetch_prometheus_day` |
 | `raw.nvidia_smi_gpu_samples` | the same log file × day × host | `ingest_nvidia_smi_logs` (landing/nvidia_smi) |
 | `raw.telemetry_host_map` | the whole table | `ingest_host_maps` (landing/telemetry_host_map) |
+| `raw.serving_metric_samples` | the same UTC day | `fetch_prometheus_days(…, feed=SERVING_FEED)` |
 
 Every load is one transaction and recorded in `audit.loads`; the same payload twice changes nothing.
-Prometheus answers are kept gzipped under FINOPS_HOME/raw/telemetry/prometheus/<day>/, one file per
-metric and window, named so the parser knows what was asked. With FINOPS_OFFLINE=1 those files
-(fetched earlier, or the demo's recordings) are parsed instead of calling Prometheus.
+Prometheus answers are kept gzipped under FINOPS_HOME/raw/telemetry/<feed folder>/<day>/ (`prometheus` for
+DCGM, `serving` for vLLM/SGLang), one file per metric and window, named so the parser knows what was asked.
+Offline (`Settings.offline`) those files (fetched earlier, or the demo's recordings) are parsed instead of
+calling Prometheus; the serving folder may also hold text exposition captures (`*.prom`, `*.prom.gz`: a
+`/metrics` scrape named `<anything>__<unix seconds>.prom`, or a `/federate` answer, whose samples carry
+their own times).
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ import gzip
 import hashlib
 import logging
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
@@ -36,13 +40,15 @@ from pipelines.lib.catalog.telemetry import (
     NVIDIA_SMI_SAMPLES,
     NVIDIA_SMI_SOURCE,
     PROMETHEUS_SAMPLES,
+    SERVING_SAMPLES,
+    SERVING_SOURCE,
 )
 from pipelines.lib.ingest.landing import pending_deliveries, quarantine
 from pipelines.lib.settings import FinopsHome
 from pipelines.lib.warehouse.loads import LoadOutcome, find_load, load_reference_rows
-from sources.common.delivery import Delivery
+from sources.common.delivery import Delivery, DeliveryWarning
 from sources.common.errors import RejectedInput
-from sources.telemetry import prometheus, samples
+from sources.telemetry import prometheus, samples, serving
 from sources.telemetry.host_map import read_host_map
 from sources.telemetry.nvidia_smi import read_nvidia_smi_log
 
@@ -52,6 +58,32 @@ DEFAULT_STEP_SECONDS = 60
 _PAYLOAD_NAME = re.compile(
     r"^(?P<metric>[A-Za-z_:][A-Za-z0-9_:]*)__(?P<step>\d+)s__(?P<start>\d+)-(?P<end>\d+)\.json\.gz$"
 )
+Parsed = tuple[pl.DataFrame, tuple[DeliveryWarning, ...]]
+_CAPTURE_TIME = re.compile(r"__(?P<unix>\d+)\.prom(\.gz)?$")
+
+
+@dataclass(frozen=True)
+class RangeFeed:
+    """A raw table filled one UTC day at a time from Prometheus range queries: the DCGM samples, the serving counters.
+
+    Fetching, keeping the answers, reading them back offline and replacing the day are shared; what differs is here.
+    """
+
+    source: str
+    table: ReferenceTable
+    folder: str
+    """The answers of a day are kept in FINOPS_HOME/raw/telemetry/<folder>/<day>/."""
+    reads: str
+    """What the feed reads, for the message when Prometheus is not configured."""
+    metrics: tuple[str, ...]
+    query: Callable[[str, int], str]
+    window: Callable[[date, int], tuple[datetime, datetime]]
+    """The first and last point of a day's query for a step."""
+    parse: Callable[[Sequence[prometheus.RangeResponse], Sequence[Path]], Parsed]
+    """The answers and the day's capture files (offline) as rows and warnings."""
+    format_version: str
+    captures: str | None = None
+    """A glob of other recordings in the day's folder the parser reads (exposition captures)."""
 
 
 @dataclass(frozen=True)
@@ -65,10 +97,13 @@ class PrometheusLoad:
     responses: int
     rows: int
     hosts: int
+    pods: int = 0
+    warnings: tuple[DeliveryWarning, ...] = ()
+    """What the parser accepted with a warning (serving metrics it does not keep)."""
 
 
-def prometheus_payloads(home: FinopsHome, day: date) -> Path:
-    return home.raw_payloads / "telemetry" / "prometheus" / day.isoformat()
+def prometheus_payloads(home: FinopsHome, day: date, folder: str = "prometheus") -> Path:
+    return home.raw_payloads / "telemetry" / folder / day.isoformat()
 
 
 def payload_file_name(metric: str, step_seconds: int, start: datetime, end: datetime) -> str:
@@ -81,6 +116,56 @@ def day_window(day: date, step_seconds: int) -> tuple[datetime, datetime]:
     return start + timedelta(seconds=step_seconds), start + timedelta(days=1)
 
 
+def counter_day_window(day: date, step_seconds: int) -> tuple[datetime, datetime]:
+    """A counter's values read at the instants of `day` (UTC): 00:00 to the last step before 24:00."""
+    start = datetime.combine(day, time(), tzinfo=UTC)
+    return start, start + timedelta(days=1) - timedelta(seconds=step_seconds)
+
+
+def serving_query(metric: str, step_seconds: int) -> str:
+    """The bare counter: its values, resets included, for dbt to difference per series (not `increase()`)."""
+    return metric
+
+
+def _parse_dcgm(responses: Sequence[prometheus.RangeResponse], captures: Sequence[Path]) -> Parsed:
+    return prometheus.parse_responses(responses), ()
+
+
+def _parse_serving(responses: Sequence[prometheus.RangeResponse], captures: Sequence[Path]) -> Parsed:
+    parsed = [serving.parse_responses(responses)]
+    for path in captures:
+        found = _CAPTURE_TIME.search(path.name)
+        scraped_at = datetime.fromtimestamp(int(found["unix"]), UTC).replace(tzinfo=None) if found else None
+        parsed.append(serving.parse_exposition(path.read_bytes(), name=path.name, scraped_at=scraped_at))
+    combined = serving.combine(parsed)
+    return combined.frame, combined.warnings
+
+
+DCGM_FEED = RangeFeed(
+    source=samples.SOURCE_PROMETHEUS,
+    table=PROMETHEUS_SAMPLES,
+    folder="prometheus",
+    reads="DCGM GPU metrics",
+    metrics=samples.METRICS,
+    query=prometheus.query_for,
+    window=day_window,
+    parse=_parse_dcgm,
+    format_version="Prometheus query_range v1",
+)
+SERVING_FEED = RangeFeed(
+    source=SERVING_SOURCE,
+    table=SERVING_SAMPLES,
+    folder="serving",
+    reads="vLLM/SGLang serving metrics",
+    metrics=serving.METRICS,
+    query=serving_query,
+    window=counter_day_window,
+    parse=_parse_serving,
+    format_version="Prometheus query_range v1 / text exposition 0.0.4",
+    captures="*.prom*",
+)
+
+
 def store_responses(folder: Path, responses: list[prometheus.RangeResponse]) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     for response in responses:
@@ -88,8 +173,10 @@ def store_responses(folder: Path, responses: list[prometheus.RangeResponse]) -> 
         (folder / name).write_bytes(gzip.compress(response.payload, compresslevel=6, mtime=0))
 
 
-def stored_responses(folder: Path, url: str) -> list[prometheus.RangeResponse]:
-    """The recorded answers of a day, rebuilt from their file names (metric, step, window)."""
+def stored_responses(
+    folder: Path, url: str, query: Callable[[str, int], str] = prometheus.query_for
+) -> list[prometheus.RangeResponse]:
+    """The recorded answers of a day, rebuilt from their file names (metric, step, window) and the feed's query."""
     responses = []
     for path in sorted(folder.glob("*.json.gz")) if folder.exists() else []:
         match = _PAYLOAD_NAME.match(path.name)
@@ -104,7 +191,7 @@ def stored_responses(folder: Path, url: str) -> list[prometheus.RangeResponse]:
         responses.append(
             prometheus.RangeResponse(
                 match["metric"],
-                prometheus.query_for(match["metric"], step),
+                query(match["metric"], step),
                 window,
                 step,
                 url,
@@ -123,47 +210,67 @@ def fetch_prometheus_days(
     log: logging.Logger,
     client: prometheus.PrometheusClient | None = None,
     step_seconds: int = DEFAULT_STEP_SECONDS,
-    metrics: tuple[str, ...] = samples.METRICS,
+    metrics: tuple[str, ...] | None = None,
+    feed: RangeFeed = DCGM_FEED,
 ) -> PrometheusLoad:
-    """UTC days of every DCGM metric into raw.prometheus_gpu_samples, in one transaction replacing each day whole."""
+    """UTC days of every metric of `feed` into its raw table, in one transaction replacing each day whole."""
     skipped: list[str] = []
     if not offline and client is None:
         try:
-            client = prometheus.PrometheusClient.from_environment()
+            client = prometheus.PrometheusClient.from_environment(reads=feed.reads)
         except prometheus.PrometheusNotConfigured as error:
             return PrometheusLoad(None, [], [f"{day}: {error}" for day in days], 0, 0, 0)
-    frames, loaded, digest, count, first_ref = [], [], hashlib.sha256(), 0, None
+    frames, warnings, loaded, digest, count, first_ref = [], [], [], hashlib.sha256(), 0, None
     for day in days:
-        folder = prometheus_payloads(home, day)
+        folder = prometheus_payloads(home, day, feed.folder)
+        captures: list[Path] = []
         if offline:
-            responses = stored_responses(folder, f"recorded:{folder}")
-            if not responses:
+            responses = stored_responses(folder, f"recorded:{folder}", feed.query)
+            if feed.captures and folder.exists():
+                captures = sorted(folder.glob(feed.captures))
+            if not responses and not captures:
                 skipped.append(f"{day}: offline, and no recorded query_range answers in {folder}")
                 continue
         else:
-            start, end = day_window(day, step_seconds)
+            start, end = feed.window(day, step_seconds)
             responses = [
-                answer for metric in metrics for answer in client.query_range(metric, start, end, step_seconds)
+                answer
+                for metric in metrics or feed.metrics
+                for answer in client.query_range(
+                    metric, start, end, step_seconds, query=feed.query(metric, step_seconds)
+                )
             ]
             store_responses(folder, responses)
         log.info("%s: %d query_range answers (%s)", day, len(responses), "recorded" if offline else client.url)
-        frames.append(prometheus.parse_responses(responses).filter(pl.col("sample_date") == day))
+        frame, found = feed.parse(responses, captures)
+        frames.append(frame.filter(pl.col("sample_date") == day))
+        warnings.extend(found)
         loaded.append(day)
-        count += len(responses)
+        count += len(responses) + len(captures)
         first_ref = first_ref or (responses[0].url if responses else str(folder))
         digest.update(day.isoformat().encode())
         for response in responses:
             digest.update(response.metric.encode() + b"\0" + response.payload)
+        for capture in captures:
+            digest.update(capture.name.encode() + b"\0" + capture.read_bytes())
     if not loaded:
         return PrometheusLoad(None, [], skipped, 0, 0, 0)
     frame = pl.concat(frames)
     span = f"{loaded[0]}" if len(loaded) == 1 else f"{loaded[0]}..{loaded[-1]}"
-    outcome = _replace_days(con, frame, loaded, delivery=f"{first_ref}@{span}", sha256=digest.hexdigest())
-    return PrometheusLoad(outcome, loaded, skipped, count, frame.height, frame["host"].n_unique())
+    outcome = _replace_days(con, feed, frame, loaded, delivery=f"{first_ref}@{span}", sha256=digest.hexdigest())
+    hosts = frame["host"].n_unique() if "host" in frame.columns else 0
+    pods = frame["pod"].drop_nulls().n_unique()
+    return PrometheusLoad(outcome, loaded, skipped, count, frame.height, hosts, pods, tuple(warnings))
 
 
 def _replace_days(
-    con: duckdb.DuckDBPyConnection, frame: pl.DataFrame, days: list[date], *, delivery: str, sha256: str
+    con: duckdb.DuckDBPyConnection,
+    feed: RangeFeed,
+    frame: pl.DataFrame,
+    days: list[date],
+    *,
+    delivery: str,
+    sha256: str,
 ) -> LoadOutcome:
     """Replace `days` whole, even those whose answers held no series, audited in audit.loads.
 
@@ -172,12 +279,12 @@ def _replace_days(
     """
     return load_reference_rows(
         con,
-        PROMETHEUS_SAMPLES,
-        source=samples.SOURCE_PROMETHEUS,
+        feed.table,
+        source=feed.source,
         delivery=delivery,
         sha256=sha256,
         frame=frame,
-        format_version="Prometheus query_range v1",
+        format_version=feed.format_version,
         whole_partitions=[(day,) for day in days],
     )
 

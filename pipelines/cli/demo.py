@@ -92,9 +92,10 @@ def _demo_telemetry(settings: Settings, seed: int) -> bool:
         recorded = event.step_materialization_data.materialization.metadata
         metadata = {name: value.value for name, value in recorded.items()}
         if key == "raw/serving_metric_samples":
+            pods = metadata.get("pods")
             print(
                 f"loaded    vLLM serving metrics (recorded): {metadata.get('days_loaded')} days, "
-                f"{metadata.get('pods')} pods, {metadata.get('rows_loaded')} samples"
+                f"{pods} pod{'' if pods == 1 else 's'}, {metadata.get('rows_loaded')} samples"
             )
         else:
             print(

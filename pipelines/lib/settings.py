@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
+from sources.telemetry.nvidia_smi import is_time_zone
+
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 DBT_PROJECT_DIR = Path(os.environ.get("FINOPS_DBT_PROJECT_DIR") or PROJECT_ROOT / "dbt_project").resolve()
 """The dbt project the pipeline builds: the bundled one, or (`FINOPS_DBT_PROJECT_DIR`) a copy with an
@@ -100,6 +102,8 @@ Dagster resource, dbt's profile) uses this one setting so a run's memory is boun
 own process included, under 2 GB at 10M and 30M line items (docs/benchmarks.md); a full 10M build then takes about
 10% longer than with 3GB. A bigger machine builds faster with a higher limit."""
 TRUE_SPELLINGS = {"1", "true", "yes"}
+DEFAULT_PROMETHEUS_STEP_SECONDS = 60
+DAY_SECONDS = 86_400
 
 
 @dataclass(frozen=True)
@@ -120,11 +124,23 @@ class Settings:
     """FINOPS_DAILY_CRON (UTC; default 06:00 every day): when the daily refresh runs."""
     restatement_days: int = 14
     """FINOPS_RESTATEMENT_DAYS (default 14): for how many days after a month ends its data is still re-loaded."""
+    prometheus_step_seconds: int = DEFAULT_PROMETHEUS_STEP_SECONDS
+    """FINOPS_PROMETHEUS_STEP_SECONDS (default 60): the step of the telemetry feeds' Prometheus range queries, at most
+    a day (a partition is one UTC day)."""
+    nvidia_smi_timezone: str = "UTC"
+    """FINOPS_NVIDIA_SMI_TIMEZONE (IANA name, default UTC): the zone nvidia-smi logs' local timestamps are read in."""
 
     def __post_init__(self) -> None:
         if self.engine not in ENGINES:
             raise ValueError(
                 f"FINOPS_ENGINE={self.engine!r} is not an engine this project builds on; use one of {ENGINES}"
+            )
+        if not 1 <= self.prometheus_step_seconds <= DAY_SECONDS:
+            raise _not_a_step(self.prometheus_step_seconds)
+        if not is_time_zone(self.nvidia_smi_timezone):
+            raise ValueError(
+                f"FINOPS_NVIDIA_SMI_TIMEZONE={self.nvidia_smi_timezone!r} is not a time zone: use an IANA name "
+                "(e.g. UTC, Europe/Berlin)"
             )
 
     @classmethod
@@ -142,6 +158,8 @@ class Settings:
             duckdb_memory_limit=duckdb_memory_limit(env),
             daily_cron=setting("FINOPS_DAILY_CRON") or "0 6 * * *",
             restatement_days=int(setting("FINOPS_RESTATEMENT_DAYS") or 14),
+            prometheus_step_seconds=_step_seconds(setting("FINOPS_PROMETHEUS_STEP_SECONDS")),
+            nvidia_smi_timezone=setting("FINOPS_NVIDIA_SMI_TIMEZONE") or "UTC",
         )
 
     def child_environment(self) -> dict[str, str]:
@@ -154,6 +172,21 @@ class Settings:
             "FINOPS_ENGINE": self.engine,
             "FINOPS_DUCKDB_MEMORY_LIMIT": self.duckdb_memory_limit,
         }
+
+
+def _step_seconds(text: str) -> int:
+    """FINOPS_PROMETHEUS_STEP_SECONDS as set ('' for the default): a message naming the variable, not int()'s."""
+    try:
+        return int(text or DEFAULT_PROMETHEUS_STEP_SECONDS)
+    except ValueError:
+        raise _not_a_step(text) from None
+
+
+def _not_a_step(value: int | str) -> ValueError:
+    return ValueError(
+        f"FINOPS_PROMETHEUS_STEP_SECONDS={value!r} is not a query step: use a whole number of seconds from 1 to "
+        f"{DAY_SECONDS} (a day)"
+    )
 
 
 def duckdb_memory_limit(env: Mapping[str, str] = os.environ) -> str:

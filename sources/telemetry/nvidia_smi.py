@@ -49,6 +49,16 @@ def host_of(path: Path) -> str:
     return host
 
 
+def is_time_zone(timezone: str) -> bool:
+    """Whether the log's local timestamps can be read in `timezone`: what polars reads (IANA names, `utc`, fixed
+    offsets), so a setting is checked where it is read in by the same rule the reader applies."""
+    try:
+        pl.Series([], dtype=TIMESTAMP).dt.replace_time_zone(timezone)
+    except pl.exceptions.ComputeError:
+        return False
+    return True
+
+
 def read_nvidia_smi_log(path: Path, *, name: str | None = None, timezone: str = "UTC") -> pl.DataFrame:
     """One log file as long rows; RejectedInput naming file, line and column for anything unreadable."""
     name = name or path.name

@@ -1,28 +1,20 @@
 """Telemetry as assets: DCGM GPU metrics and vLLM/SGLang serving counters from Prometheus per day, nvidia-smi logs
 and the host map."""
 
-import os
+from collections.abc import Callable
 from datetime import date
+from typing import Any
 
 import dagster as dg
 from dagster_duckdb import DuckDBResource
 
 from pipelines.defs.asset_selections import group_loads
-from pipelines.lib.catalog.telemetry import (
-    HOST_MAP,
-    NVIDIA_SMI,
-    NVIDIA_SMI_SAMPLES,
-    PROMETHEUS,
-    PROMETHEUS_SAMPLES,
-    SERVING,
-    SERVING_SAMPLES,
-    TELEMETRY_HOST_MAP,
-)
+from pipelines.lib.catalog.telemetry import HOST_MAP, NVIDIA_SMI, NVIDIA_SMI_SAMPLES, TELEMETRY_HOST_MAP
 from pipelines.lib.ingest.telemetry import (
-    DEFAULT_STEP_SECONDS,
-    NVIDIA_SMI_TIMEZONE_ENV,
+    DCGM_FEED,
     SERVING_FEED,
-    STEP_ENV,
+    PrometheusLoad,
+    RangeFeed,
     TelemetryDelivery,
     fetch_prometheus_days,
     ingest_host_maps,
@@ -42,14 +34,60 @@ def _partition_days(context: dg.AssetExecutionContext) -> list[date]:
     return [date.fromordinal(number) for number in range(first.toordinal(), last.toordinal())]
 
 
-@dg.asset(
-    key=list(PROMETHEUS.asset_key),
-    group_name="telemetry",
-    partitions_def=TELEMETRY_PARTITIONS,
-    backfill_policy=dg.BackfillPolicy.single_run(),
-    pool=DUCKDB_WRITER_POOL,
-    kinds={"duckdb", "prometheus"},
-    output_required=False,
+def build_range_feed_asset(
+    feed: RangeFeed, *, description: str, counts: Callable[[PrometheusLoad], dict[str, Any]]
+) -> dg.AssetsDefinition:
+    """The daily-partitioned asset of a Prometheus range feed; `counts` is the metadata that tells its loads apart
+    (answers read, hosts or pods), between the status and the rows."""
+
+    @dg.asset(
+        key=list(feed.entry.asset_key),
+        group_name="telemetry",
+        partitions_def=TELEMETRY_PARTITIONS,
+        backfill_policy=dg.BackfillPolicy.single_run(),
+        pool=DUCKDB_WRITER_POOL,
+        kinds={"duckdb", "prometheus"},
+        output_required=False,
+        description=description,
+    )
+    def _range_feed(context: dg.AssetExecutionContext, duckdb: DuckDBResource, settings: dg.ResourceParam[Settings]):
+        home, days = settings.home.create_folders(), _partition_days(context)
+        with duckdb.get_connection() as con:
+            recover_and_ensure_tables(con, feed.table)
+            load = fetch_prometheus_days(
+                home,
+                con,
+                days,
+                offline=settings.offline,
+                log=context.log,
+                step_seconds=settings.prometheus_step_seconds,
+                feed=feed,
+            )
+            total = con.execute(f"SELECT count(*) FROM {feed.table.name}").fetchone()[0]
+        for reason in load.skipped[:5]:
+            context.log.warning(reason)
+        for warning in load.warnings[:5]:
+            context.log.warning(warning.describe())
+        if load.outcome is None:
+            # Nothing configured or recorded: no materialization, so nothing downstream runs on it.
+            context.log.warning("no %s loaded for %d day(s): %s", feed.reads, len(days), load.skipped[0])
+            return
+        yield dg.MaterializeResult(
+            metadata={
+                "status": load.outcome.status,
+                "days_loaded": len(load.days),
+                "days_skipped": dg.MetadataValue.json(load.skipped),
+                **counts(load),
+                "rows_loaded": load.outcome.rows,
+                "dagster/row_count": total,
+            }
+        )
+
+    return _range_feed
+
+
+prometheus_gpu_samples = build_range_feed_asset(
+    DCGM_FEED,
     description=(
         "NVIDIA DCGM exporter GPU metrics (SM/GR-engine/tensor activity, GPU util, memory, power, energy) per GPU "
         "from the Prometheus HTTP API (FINOPS_PROMETHEUS_URL, optional bearer token FINOPS_PROMETHEUS_TOKEN, step "
@@ -57,43 +95,11 @@ def _partition_days(context: dg.AssetExecutionContext) -> list[date]:
         "failed, when FINOPS_PROMETHEUS_URL is unset. Answers are kept under FINOPS_HOME/raw/telemetry/prometheus/"
         "<day>/; with FINOPS_OFFLINE=1 those recordings are parsed instead of calling Prometheus."
     ),
+    counts=lambda load: {"query_range_answers": load.responses, "hosts": load.hosts},
 )
-def prometheus_gpu_samples(
-    context: dg.AssetExecutionContext, duckdb: DuckDBResource, settings: dg.ResourceParam[Settings]
-):
-    home = settings.home.create_folders()
-    days, step = _partition_days(context), int(os.environ.get(STEP_ENV) or DEFAULT_STEP_SECONDS)
-    with duckdb.get_connection() as con:
-        recover_and_ensure_tables(con, PROMETHEUS_SAMPLES)
-        load = fetch_prometheus_days(home, con, days, offline=settings.offline, log=context.log, step_seconds=step)
-        total = con.execute(f"SELECT count(*) FROM {PROMETHEUS_SAMPLES.name}").fetchone()[0]
-    for reason in load.skipped[:5]:
-        context.log.warning(reason)
-    if load.outcome is None:
-        # Nothing configured or recorded: no materialization, so nothing downstream runs on it.
-        context.log.warning("no GPU metrics loaded for %d day(s): %s", len(days), load.skipped[0])
-        return
-    yield dg.MaterializeResult(
-        metadata={
-            "status": load.outcome.status,
-            "days_loaded": len(load.days),
-            "days_skipped": dg.MetadataValue.json(load.skipped),
-            "query_range_answers": load.responses,
-            "hosts": load.hosts,
-            "rows_loaded": load.outcome.rows,
-            "dagster/row_count": total,
-        }
-    )
 
-
-@dg.asset(
-    key=list(SERVING.asset_key),
-    group_name="telemetry",
-    partitions_def=TELEMETRY_PARTITIONS,
-    backfill_policy=dg.BackfillPolicy.single_run(),
-    pool=DUCKDB_WRITER_POOL,
-    kinds={"duckdb", "prometheus"},
-    output_required=False,
+serving_metric_samples = build_range_feed_asset(
+    SERVING_FEED,
     description=(
         "vLLM and SGLang serving counters (prompt and generation tokens, prefix-cache queries and hits, finished "
         "requests, prefill and decode seconds) per model and pod, read as the bare counters from the same Prometheus "
@@ -102,37 +108,12 @@ def prometheus_gpu_samples(
         "kept under FINOPS_HOME/raw/telemetry/serving/<day>/; offline those recordings, and any text exposition "
         "captures (*.prom) put there, are parsed instead of calling Prometheus."
     ),
+    counts=lambda load: {
+        "answers_and_captures": load.responses,
+        "pods": load.pods,
+        "warnings": dg.MetadataValue.json([warning.describe() for warning in load.warnings[:20]]),
+    },
 )
-def serving_metric_samples(
-    context: dg.AssetExecutionContext, duckdb: DuckDBResource, settings: dg.ResourceParam[Settings]
-):
-    home = settings.home.create_folders()
-    days, step = _partition_days(context), int(os.environ.get(STEP_ENV) or DEFAULT_STEP_SECONDS)
-    with duckdb.get_connection() as con:
-        recover_and_ensure_tables(con, SERVING_SAMPLES)
-        load = fetch_prometheus_days(
-            home, con, days, offline=settings.offline, log=context.log, step_seconds=step, feed=SERVING_FEED
-        )
-        total = con.execute(f"SELECT count(*) FROM {SERVING_SAMPLES.name}").fetchone()[0]
-    for reason in load.skipped[:5]:
-        context.log.warning(reason)
-    for warning in load.warnings[:5]:
-        context.log.warning(warning.describe())
-    if load.outcome is None:
-        context.log.warning("no serving metrics loaded for %d day(s): %s", len(days), load.skipped[0])
-        return
-    yield dg.MaterializeResult(
-        metadata={
-            "status": load.outcome.status,
-            "days_loaded": len(load.days),
-            "days_skipped": dg.MetadataValue.json(load.skipped),
-            "answers_and_captures": load.responses,
-            "pods": load.pods,
-            "warnings": dg.MetadataValue.json([warning.describe() for warning in load.warnings[:20]]),
-            "rows_loaded": load.outcome.rows,
-            "dagster/row_count": total,
-        }
-    )
 
 
 def _delivery_metadata(results: list[TelemetryDelivery], total: int) -> dict:
@@ -162,10 +143,9 @@ def nvidia_smi_gpu_samples(
     context: dg.AssetExecutionContext, duckdb: DuckDBResource, settings: dg.ResourceParam[Settings]
 ) -> dg.MaterializeResult:
     home = settings.home.create_folders()
-    timezone = os.environ.get(NVIDIA_SMI_TIMEZONE_ENV) or "UTC"
     with duckdb.get_connection() as con:
         recover_and_ensure_tables(con, NVIDIA_SMI_SAMPLES)
-        results = ingest_nvidia_smi_logs(home, con, timezone=timezone, log=context.log)
+        results = ingest_nvidia_smi_logs(home, con, timezone=settings.nvidia_smi_timezone, log=context.log)
         total = con.execute(f"SELECT count(*) FROM {NVIDIA_SMI_SAMPLES.name}").fetchone()[0]
     return dg.MaterializeResult(metadata=_delivery_metadata(results, total))
 

@@ -33,18 +33,18 @@ from typing import Any
 import duckdb
 import polars as pl
 
+from pipelines.lib.catalog.entry import CatalogEntry
 from pipelines.lib.catalog.tables import ReferenceTable
 from pipelines.lib.catalog.telemetry import (
     HOST_MAP,
     HOST_MAP_SOURCE,
     NVIDIA_SMI_SAMPLES,
     NVIDIA_SMI_SOURCE,
-    PROMETHEUS_SAMPLES,
-    SERVING_SAMPLES,
-    SERVING_SOURCE,
+    PROMETHEUS,
+    SERVING,
 )
 from pipelines.lib.ingest.landing import pending_deliveries, quarantine
-from pipelines.lib.settings import FinopsHome
+from pipelines.lib.settings import DEFAULT_PROMETHEUS_STEP_SECONDS, FinopsHome
 from pipelines.lib.warehouse.loads import LoadOutcome, find_load, load_reference_rows
 from sources.common.delivery import Delivery, DeliveryWarning
 from sources.common.errors import RejectedInput
@@ -52,9 +52,6 @@ from sources.telemetry import prometheus, samples, serving
 from sources.telemetry.host_map import read_host_map
 from sources.telemetry.nvidia_smi import read_nvidia_smi_log
 
-STEP_ENV = "FINOPS_PROMETHEUS_STEP_SECONDS"
-NVIDIA_SMI_TIMEZONE_ENV = "FINOPS_NVIDIA_SMI_TIMEZONE"
-DEFAULT_STEP_SECONDS = 60
 _PAYLOAD_NAME = re.compile(
     r"^(?P<metric>[A-Za-z_:][A-Za-z0-9_:]*)__(?P<step>\d+)s__(?P<start>\d+)-(?P<end>\d+)\.json\.gz$"
 )
@@ -69,8 +66,8 @@ class RangeFeed:
     Fetching, keeping the answers, reading them back offline and replacing the day are shared; what differs is here.
     """
 
-    source: str
-    table: ReferenceTable
+    entry: CatalogEntry
+    """The catalogue's entry for the rows: their source in audit.loads, their raw table, the asset that writes them."""
     folder: str
     """The answers of a day are kept in FINOPS_HOME/raw/telemetry/<folder>/<day>/."""
     reads: str
@@ -84,6 +81,18 @@ class RangeFeed:
     format_version: str
     captures: str | None = None
     """A glob of other recordings in the day's folder the parser reads (exposition captures)."""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.entry.raw_table, ReferenceTable):
+            raise TypeError(f"{self.entry.name}: a range feed replaces whole days, so needs a ReferenceTable")
+
+    @property
+    def source(self) -> str:
+        return self.entry.name
+
+    @property
+    def table(self) -> ReferenceTable:
+        return self.entry.raw_table
 
 
 @dataclass(frozen=True)
@@ -142,8 +151,7 @@ def _parse_serving(responses: Sequence[prometheus.RangeResponse], captures: Sequ
 
 
 DCGM_FEED = RangeFeed(
-    source=samples.SOURCE_PROMETHEUS,
-    table=PROMETHEUS_SAMPLES,
+    entry=PROMETHEUS,
     folder="prometheus",
     reads="DCGM GPU metrics",
     metrics=samples.METRICS,
@@ -153,8 +161,7 @@ DCGM_FEED = RangeFeed(
     format_version="Prometheus query_range v1",
 )
 SERVING_FEED = RangeFeed(
-    source=SERVING_SOURCE,
-    table=SERVING_SAMPLES,
+    entry=SERVING,
     folder="serving",
     reads="vLLM/SGLang serving metrics",
     metrics=serving.METRICS,
@@ -209,7 +216,7 @@ def fetch_prometheus_days(
     offline: bool,
     log: logging.Logger,
     client: prometheus.PrometheusClient | None = None,
-    step_seconds: int = DEFAULT_STEP_SECONDS,
+    step_seconds: int = DEFAULT_PROMETHEUS_STEP_SECONDS,
     metrics: tuple[str, ...] | None = None,
     feed: RangeFeed = DCGM_FEED,
 ) -> PrometheusLoad:

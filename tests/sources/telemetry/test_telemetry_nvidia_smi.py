@@ -8,12 +8,15 @@ from datetime import date, datetime
 from decimal import Decimal
 from pathlib import Path
 
+import dagster as dg
 import pytest
+from dagster_duckdb import DuckDBResource
 
+from pipelines.defs.telemetry.assets import nvidia_smi_gpu_samples
 from pipelines.lib.catalog.telemetry import HOST_MAP_SOURCE, NVIDIA_SMI_SAMPLES, NVIDIA_SMI_SOURCE
 from pipelines.lib.ingest.landing import register
 from pipelines.lib.ingest.telemetry import ingest_host_maps, ingest_nvidia_smi_logs
-from pipelines.lib.settings import FinopsHome
+from pipelines.lib.settings import FinopsHome, Settings
 from pipelines.lib.warehouse.connection import connect
 from sources.common.errors import RejectedInput
 from sources.telemetry.host_map import read_host_map
@@ -143,3 +146,19 @@ def test_landing_zone_logs_load_once_replace_per_file_day_and_host_and_bad_ones_
         assert [(r.status, r.rows) for r in mapped] == [("loaded", 1)]
     assert (home.quarantine / NVIDIA_SMI_SOURCE).exists()
     assert len(list((home.quarantine / NVIDIA_SMI_SOURCE).glob("*.reason.txt"))) == 1
+
+
+def test_the_asset_reads_local_times_in_the_settings_time_zone(tmp_path: Path):
+    home = FinopsHome(tmp_path / "home").create_folders()
+    register(home, NVIDIA_SMI_SOURCE, shutil.copy(FIXTURE, tmp_path / "gpu-node-a.csv"))
+    result = dg.materialize(
+        [nvidia_smi_gpu_samples],
+        resources={
+            "duckdb": DuckDBResource(database=str(home.warehouse)),
+            "settings": Settings(home=home, nvidia_smi_timezone="Europe/Berlin"),
+        },
+    )
+    assert result.success
+    with connect(home.warehouse) as con:
+        first = con.execute(f"select min(sampled_at) from {NVIDIA_SMI_SAMPLES.name}").fetchone()[0]
+    assert first == datetime(2026, 10, 5, 10, 0, 0)  # the log's 12:00:00 in Berlin (CEST, UTC+2)

@@ -13,7 +13,7 @@ import dagster as dg
 import pytest
 from dagster_duckdb import DuckDBResource
 
-from pipelines.defs.telemetry.assets import prometheus_gpu_samples
+from pipelines.defs.telemetry.assets import prometheus_gpu_samples, serving_metric_samples
 from pipelines.lib.catalog.telemetry import PROMETHEUS_SAMPLES
 from pipelines.lib.ingest.telemetry import fetch_prometheus_days, payload_file_name, prometheus_payloads
 from pipelines.lib.settings import FinopsHome, Settings
@@ -246,6 +246,34 @@ def test_kubernetes_pod_labels_reach_the_raw_table_one_series_per_gpu_and_pod(tm
         (1, "data", "etl-3", "spark", 18, hours[2], hours[3], *node),
         (2, None, None, None, 96, hours[0], hours[8], *node),
     ]
+
+
+@pytest.mark.parametrize(
+    ("asset", "first", "last"),
+    [
+        # DCGM: a point describes the step before it, so 00:15 .. 24:00; serving counters are read at 00:00 .. 23:45
+        (prometheus_gpu_samples, datetime(2026, 10, 5, 0, 15, tzinfo=UTC), datetime(2026, 10, 6, tzinfo=UTC)),
+        (serving_metric_samples, datetime(2026, 10, 5, tzinfo=UTC), datetime(2026, 10, 5, 23, 45, tzinfo=UTC)),
+    ],
+)
+def test_the_range_feed_assets_ask_prometheus_with_the_settings_step(tmp_path: Path, monkeypatch, asset, first, last):
+    home = FinopsHome(tmp_path / "home").create_folders()
+    monkeypatch.delenv(prometheus.TOKEN_ENV, raising=False)
+    with local_server() as server, dg.instance_for_test() as instance:
+        server.route(PATH, Reply(EMPTY))
+        monkeypatch.setenv(prometheus.BASE_URL_ENV, server.url)
+        result = dg.materialize(
+            [asset],
+            partition_key="2026-10-05",
+            resources={
+                "duckdb": DuckDBResource(database=str(home.warehouse)),
+                "settings": Settings(home=home, prometheus_step_seconds=900),
+            },
+            instance=instance,
+        )
+    assert result.success and server.requests
+    asked = {(form["step"], form["start"], form["end"]) for form in (_form(r.body) for r in server.requests)}
+    assert asked == {("900s", str(int(first.timestamp())), str(int(last.timestamp())))}
 
 
 def test_asset_is_skipped_not_failed_without_a_url_and_loads_a_recorded_range_in_one_run(tmp_path: Path, monkeypatch):

@@ -12,7 +12,8 @@ The usage type abbreviates the model (`NovaPro`), so the model id comes from the
 and `model` attributes, in Bedrock's model-id spelling without the version suffix: `Amazon` + `Nova
 Pro` → `amazon.nova-pro`, `Meta` + `Llama 3.1 8B Instruct` → `meta.llama3-1-8b-instruct` (lower case,
 dots and spaces to `-`, `llama` joined to its version as Bedrock writes it, the provider's own name
-dropped from the front: `DeepSeek` + `DeepSeek R1` → `deepseek.r1`).
+dropped from the front: `DeepSeek` + `DeepSeek R1` → `deepseek.r1`, but `Mistral AI` + `Mistral Large` →
+`mistral.mistral-large`).
 Models sold through AWS Marketplace (Anthropic's among them) are billed under other product codes and
 are not in this file.
 """
@@ -78,9 +79,9 @@ def model_id(provider: str, model: str) -> str:
     """Bedrock's model id without its version suffix, from the `provider` and `model` attributes."""
     prefix = PROVIDER_PREFIXES.get(provider.strip().lower(), provider.strip().lower().replace(" ", "-"))
     name = model.strip().lower()
-    for own in {provider.strip().lower(), prefix}:
-        if name.startswith(own + " ") or name.startswith(own + "-"):
-            name = name[len(own) + 1 :]
+    own = provider.strip().lower()
+    if name.startswith(own + " ") or name.startswith(own + "-"):
+        name = name[len(own) + 1 :]
     name = re.sub(r"[\s.]+", "-", name)
     name = re.sub(r"^llama-(\d)", r"llama\1", name)
     return f"{prefix}.{name}"

@@ -296,7 +296,7 @@ def test_a_refused_capture_keeps_the_previous_day(tmp_path, monkeypatch):
         _refresh(home, bedrock.FEED, DAY_1)
         before = table_fingerprint(home.warehouse)
         server.route(BEDROCK_ROUTE, Reply(b"<html>Service Unavailable</html>"))
-        with pytest.raises(LayoutChanged, match="us-east-1.json: not JSON"):
+        with pytest.raises(LayoutChanged, match=r"us-east-1\.json: not JSON"):
             _refresh(home, bedrock.FEED, DAY_2)
     assert table_fingerprint(home.warehouse) == before
 

@@ -59,8 +59,8 @@ def gpu_filter(region: str) -> str:
     return f"serviceName eq 'Virtual Machines' and armRegionName eq '{region}' and ({series})"
 
 
-def page_url(root: str, region: str, skip: int = 0) -> str:
-    params = {"api-version": API_VERSION, "$filter": gpu_filter(region)}
+def page_url(root: str, odata_filter: str, skip: int = 0) -> str:
+    params = {"api-version": API_VERSION, "$filter": odata_filter}
     if skip:
         params["$skip"] = str(skip)
     return f"{root}{PATH}?{urlencode(params, quote_via=quote, safe='$')}"
@@ -69,26 +69,31 @@ def page_url(root: str, region: str, skip: int = 0) -> str:
 def fetch(client: HttpClient, store: PayloadStore, api_key: str | None) -> None:
     root = base_url(BASE_URL_ENV, DEFAULT_BASE_URL)
     for region in regions():
-        url, skip = page_url(root, region), 0
-        for page in range(1, MAX_PAGES + 1):
-            response = client.get(url)
-            store.save(f"{region}-page-{page:03d}.json", url, response.content)
-            envelope = _envelope(response.content, url)
-            count = len(envelope["Items"])
-            skip += count
-            if not count:
-                break
-            if envelope.get("NextPageLink"):
-                url = _rebased(root, envelope["NextPageLink"])
-            elif count >= PAGE_SIZE:
-                url = page_url(root, region, skip)
-            else:
-                break
+        fetch_pages(client, store, root, region, gpu_filter(region))
+
+
+def fetch_pages(client: HttpClient, store: PayloadStore, root: str, region: str, odata_filter: str) -> None:
+    """Every page of one filtered query, stored as `<region>-page-NNN.json`: `NextPageLink`, else `$skip`."""
+    url, skip = page_url(root, odata_filter), 0
+    for page in range(1, MAX_PAGES + 1):
+        response = client.get(url)
+        store.save(f"{region}-page-{page:03d}.json", url, response.content)
+        envelope = envelope_of(response.content, url)
+        count = len(envelope["Items"])
+        skip += count
+        if not count:
+            break
+        if envelope.get("NextPageLink"):
+            url = _rebased(root, envelope["NextPageLink"])
+        elif count >= PAGE_SIZE:
+            url = page_url(root, odata_filter, skip)
         else:
-            raise FetchError(PROVIDER, url, f"more than {MAX_PAGES} pages for {region}; refusing a partial capture")
+            break
+    else:
+        raise FetchError(PROVIDER, url, f"more than {MAX_PAGES} pages for {region}; refusing a partial capture")
 
 
-def _envelope(content: bytes, url: str) -> dict:
+def envelope_of(content: bytes, url: str) -> dict:
     """The page's JSON envelope; anything else is a LayoutChanged naming the provider and URL."""
     try:
         document = json.loads(content, parse_float=Decimal)
@@ -129,7 +134,7 @@ def parse(payloads: list[Payload], observed_at: datetime) -> pl.DataFrame:
     items: dict[str, list] = {name: [] for name in (*ITEM_FIELDS, "billing_currency", "source_url")}
     plans: dict[str, list] = {name: [] for name in ("item", "term", "retailPrice")}
     for payload in payloads:
-        envelope = _envelope(payload.read_bytes(), payload.source_url)
+        envelope = envelope_of(payload.read_bytes(), payload.source_url)
         for position, item in enumerate(envelope["Items"]):
             missing = [name for name in REQUIRED if item.get(name) is None]
             if missing:

@@ -25,11 +25,13 @@ from pipelines.lib.catalog.facts import (
 )
 from pipelines.lib.catalog.tables import ReferenceTable
 from sources.common.row_checks import EARLIEST, LATEST, NonNegative
-from sources.prices import azure_retail, coreweave, ecb, gcp_catalog, lambda_cloud, oci, runpod, vast
+from sources.prices import azure_openai, azure_retail, coreweave, ecb, gcp_catalog, lambda_cloud, oci, runpod, vast
+from sources.prices.aws import bedrock as aws_bedrock
 from sources.prices.aws import price_list as aws_price_list
 from sources.prices.aws import spot as aws_spot
 from sources.prices.aws import spot_advisor as aws_spot_advisor
-from sources.prices.offers import OFFER_SCHEMA, OFFER_STATISTICS, PRICE_UNITS, PRICING_MODELS, PriceFeed
+from sources.prices.offers import OFFER_STATISTICS, PRICE_UNITS, PRICING_MODELS, PriceFeed
+from sources.prices.token_prices import DEPLOYMENT_TYPES, PRICING_TIERS, TOKEN_TYPES
 
 PRICE_FEEDS: tuple[PriceFeed, ...] = (
     lambda_cloud.FEED,
@@ -42,6 +44,8 @@ PRICE_FEEDS: tuple[PriceFeed, ...] = (
     vast.FEED,
     oci.FEED,
     coreweave.FEED,
+    azure_openai.FEED,
+    aws_bedrock.FEED,
 )
 
 FEEDS_BY_NAME = {feed.name: feed for feed in PRICE_FEEDS}
@@ -121,6 +125,49 @@ def spot_advisor_facts(feed: PriceFeed) -> QualityFacts:
     )
 
 
+def token_price_facts(feed: PriceFeed) -> QualityFacts:
+    """raw.ai_api_token_prices: token types, tiers and deployments in their sets; prices not negative, per 1K or 1M."""
+    allowed, captured = _feed_facts(feed)
+    return QualityFacts(
+        keys=(
+            "observed_at",
+            "provider",
+            "service",
+            "model",
+            "token_type",
+            "pricing_tier",
+            "deployment_type",
+            "price",
+            "unit_tokens",
+            "price_per_million",
+            "currency",
+            "source_url",
+            "feed",
+            "price_day",
+        ),
+        allowed_values=(
+            allowed,
+            AllowedValues("token_type", TOKEN_TYPES),
+            AllowedValues("pricing_tier", PRICING_TIERS),
+            AllowedValues("deployment_type", DEPLOYMENT_TYPES),
+        ),
+        cost_columns=("price", "price_per_million"),
+        currency_columns=("currency",),
+        not_negative=(NonNegative("price"), NonNegative("price_per_million")),
+        ordered=(captured,),
+        in_range=(_PLAUSIBLE_TIME, InRange("unit_tokens", 1_000, 1_000_000, unit="tokens per priced unit")),
+        derived=(CAPTURE_DEADLINE,),
+    )
+
+
+FACTS_BY_TABLE = {
+    "raw.price_observations": offer_facts,
+    "raw.aws_spot_advisor": spot_advisor_facts,
+    "raw.ai_api_token_prices": token_price_facts,
+}
+"""The quality facts of each table price feeds load into, by the table's name."""
+
+
 @dataclass(frozen=True, kw_only=True)
 class PriceFeedEntry(CatalogEntry):
     """A market-price feed: one daily-partitioned asset per feed, its rows marked with the feed's name."""
@@ -129,7 +176,7 @@ class PriceFeedEntry(CatalogEntry):
 
 
 def price_feed_entry(feed: PriceFeed) -> PriceFeedEntry:
-    facts = offer_facts(feed) if dict(feed.columns) == OFFER_SCHEMA else spot_advisor_facts(feed)
+    facts = FACTS_BY_TABLE[feed.table](feed)
     return PriceFeedEntry(
         name=f"prices/{feed.name}",
         title=feed.title,

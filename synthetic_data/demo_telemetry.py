@@ -87,6 +87,14 @@ KUBERNETES_PODS = (
 )
 """The demo cluster's pods; `dbt_project/seeds/kubernetes_namespace_teams.csv` maps eval-llm and eval-vision to
 teams and leaves notebooks without one. GPU 7 is never held."""
+SERVING_FLEET = "p5-chat"
+SERVING_PODS = (
+    # (served model, pod, first GPU, GPUs): one vLLM server per pod, as vLLM is deployed on Kubernetes
+    ("Llama-3.1-8B-Instruct", "vllm-llama-3-1-8b-0", 0, 4),
+    ("Qwen2.5-72B-Instruct", "vllm-qwen2-5-72b-0", 4, 4),
+)
+"""The chat node's pods in namespace `inference`: each serves one model on four of its eight H100s
+(`demo_serving` records their vLLM counters under the same pod labels)."""
 NO_GR_ENGINE_MODELS = frozenset({"H100"})
 """DCGM profiling field GR_ENGINE_ACTIVE missing on these nodes: the models fall back to GPU_UTIL / 100."""
 EPOCH_ORDINAL = date(1970, 1, 1).toordinal()
@@ -217,7 +225,12 @@ def _active_units(host: GpuHost, sample: Sample) -> int:
 
 
 def node_pod(host: GpuHost, gpu: int) -> tuple[str, str, str]:
-    """The one pod of each 8 GPUs on the DCGM nodes outside the demo cluster: namespace, pod, container."""
+    """The pod holding a GPU of a DCGM node outside the demo cluster: namespace, pod, container. The chat node's
+    GPUs belong to its model servers (`SERVING_PODS`); the other nodes run one pod per 8 GPUs."""
+    if host.fleet == SERVING_FLEET:
+        for _, pod, first, gpus in SERVING_PODS:
+            if first <= gpu < first + gpus:
+                return host.team, pod, "vllm"
     return host.team, f"{host.fleet}-{gpu // 8}", "worker"
 
 

@@ -151,6 +151,17 @@ CUR2_BUCKETS = (
     ("acme-data-lake", CUR2_DATA, Owner("data", "analytics"), Decimal(64_000)),
 )
 COST_CATEGORY = {"research": "R&D", "inference": "Product", "platform": "Shared", "data": "Product"}
+# Amazon Bedrock in the last month: (model, usage type, rate per 1K tokens, thousands of tokens a day, owner,
+# account). Usage types as the Bedrock reference spells them; rates at Bedrock's on-demand list prices.
+_CHAT = (Owner("inference", "chat-serving"), CUR2_INFERENCE)
+_EVALS = (Owner("platform", "eval-harness"), CUR2_PLATFORM)
+BEDROCK_TOKEN_LINES = (
+    ("Nova Pro", "USE1-NovaPro-input-tokens", Decimal("0.0008"), 42_000, *_CHAT),
+    ("Nova Pro", "USE1-NovaPro-output-tokens", Decimal("0.0032"), 9_500, *_CHAT),
+    ("Nova Pro", "USE1-NovaPro-cache-read-input-token-count", Decimal("0.0002"), 15_000, *_CHAT),
+    ("Claude Sonnet 4", "USE1-MP:USE1_InputTokenCount-Units", Decimal("0.003"), 6_000, *_EVALS),
+    ("Claude Sonnet 4", "USE1-MP:USE1_OutputTokenCount-Units", Decimal("0.015"), 1_200, *_EVALS),
+)
 SAVINGS_PLAN_ARN = f"arn:aws:savingsplans::{CUR2_PAYER.id}:savingsplan/{stable_uuid('demo/aws/savings-plan')}"
 RESERVATION_ARN = f"arn:aws:ec2:us-east-1:{CUR2_INFERENCE.id}:reserved-instances/{stable_uuid('demo/aws/ri')}"
 
@@ -682,6 +693,49 @@ class _Cur2Month:
                 owner=owner,
             )
 
+    def bedrock_day(self, day: datetime) -> None:
+        """A day of Amazon Bedrock tokens, one line per model and token type as CUR 2.0 bills them: Nova Pro for the
+        chat product (first-party usage types), Claude Sonnet 4 for research through AWS Marketplace. Quantities are
+        thousands of tokens, priced per `1K tokens` (the rate times the quantity is the cost)."""
+        rng = rng_for(self.seed, SOURCE, "bedrock", day.date().isoformat())
+        for model, usage_type, rate, thousands, owner, account in BEDROCK_TOKEN_LINES:
+            amount = quantize(Decimal(thousands) * Decimal(rng.randint(80, 120)) / 100, Decimal("0.001"))
+            cost = quantize(amount * rate)
+            marketplace = "-MP:" in usage_type
+            self.line(
+                account,
+                day,
+                day + DAY,
+                {
+                    "bill_billing_entity": "AWS Marketplace" if marketplace else "AWS",
+                    "line_item_line_item_type": "Usage",
+                    "line_item_product_code": "AmazonBedrock",
+                    "line_item_usage_type": usage_type,
+                    "line_item_operation": "InvokeModelInference",
+                    "line_item_usage_amount": amount,
+                    "line_item_unblended_rate": format(rate, "f"),
+                    "line_item_unblended_cost": cost,
+                    "line_item_blended_rate": format(rate, "f"),
+                    "line_item_blended_cost": cost,
+                    "line_item_line_item_description": f"{model} {usage_type}",
+                    "pricing_public_on_demand_cost": cost,
+                    "pricing_public_on_demand_rate": format(rate, "f"),
+                    "pricing_term": "OnDemand",
+                    "pricing_unit": "1K tokens",
+                    "product_servicecode": "AmazonBedrock",
+                    "product_region_code": USE1.code,
+                    "product": (
+                        {"product_name": f"{model} (Amazon Bedrock Edition)", "region": USE1.code}
+                        if marketplace
+                        else {"product_name": "Amazon Bedrock", "region": USE1.code, "model": model}
+                    ),
+                },
+                billed=cost,
+                effective=cost,
+                owner=owner,
+                category="Standard",
+            )
+
     def taxes(self) -> None:
         """US sales tax per linked account, on what the account was billed this month."""
         for account in (CUR2_RESEARCH, CUR2_INFERENCE, CUR2_PLATFORM, CUR2_DATA):
@@ -788,6 +842,8 @@ def write_cur2(out_dir: Path, seed: int, months: Sequence[BillingMonth], ledger:
         builder.reservation_fee(reserved_hours[month.label])
         for day in month.days:
             builder.s3_day(day)
+            if month is months[-1]:
+                builder.bedrock_day(day)
         builder.taxes()
         delivered.append(_write_data_export(out_dir / "cur2" / month.label, CUR2_EXPORT, month, builder.rows, seed))
     return [Delivered(SOURCE, path, "AWS CUR 2.0 Data Export (Parquet), one billing period") for path in delivered]

@@ -200,6 +200,19 @@ def _number(value: Decimal) -> str:
     return format(value, "f")
 
 
+# Azure OpenAI in the last month: (meter as Azure abbreviates it, unit of measure, USD price per unit, units a day,
+# owner, subscription, resource group). Quantity counts units of measure (thousands or millions of tokens).
+_SUPPORT_BOT = (Owner("inference", "chat-serving"), INFERENCE, "rg-inference-chat")
+_RECSYS = (Owner("data", "recsys"), DATA, "rg-data-recsys")
+AZURE_OPENAI_METERS = (
+    ("gpt 4.1 Inp regnl Tokens", "1K", Decimal("0.002"), 18_000, *_SUPPORT_BOT),
+    ("gpt 4.1 outpt regnl Tokens", "1K", Decimal("0.008"), 3_600, *_SUPPORT_BOT),
+    ("gpt 4o 0806 cached Inp regnl Tokens", "1K", Decimal("0.00125"), 9_000, *_SUPPORT_BOT),
+    ("GPT 5 outpt Glbl 1M Tokens", "1M", Decimal("10"), 1, *_RECSYS),
+    ("GPT 5 Inp Glbl 1M Tokens", "1M", Decimal("1.25"), 6, *_RECSYS),
+)
+
+
 class _EaMonth:
     """Rows of one month's ActualCost and AmortizedCost datasets and their ledger entries."""
 
@@ -448,6 +461,43 @@ class _EaMonth:
             }
             self.record(row, dict(row), billed=cost, effective=cost, owner=owner)
 
+    def openai_day(self, day: datetime) -> None:
+        """A day of Azure OpenAI tokens, one row per meter, in both datasets (no commitment touches them)."""
+        for meter, unit, price, units, owner, subscription, group in AZURE_OPENAI_METERS:
+            quantity = Decimal(units) * Decimal(100 + day.day % 7 * 5) / 100
+            cost = quantize(quantity * price)
+            row = {
+                **self.common(subscription, day),
+                "ResourceGroup": group,
+                "ResourceLocation": "EastUS",
+                "ProductName": f"Azure OpenAI - {meter}",
+                "MeterCategory": "Foundry Models",
+                "MeterSubCategory": "Azure OpenAI",
+                "MeterId": stable_uuid(f"demo/azure/meter/{meter}"),
+                "MeterName": meter,
+                "MeterRegion": "US East",
+                "UnitOfMeasure": unit,
+                "Quantity": _number(quantity),
+                "EffectivePrice": _number(price),
+                "CostInBillingCurrency": _number(cost),
+                "ConsumedService": "Microsoft.CognitiveServices",
+                "ResourceId": (
+                    f"/subscriptions/{subscription.id}/resourceGroups/{group}"
+                    f"/providers/Microsoft.CognitiveServices/accounts/{owner.project}-aoai"
+                ),
+                "Tags": _tags(owner),
+                "AdditionalInfo": "",
+                "ResourceName": f"{owner.project}-aoai",
+                "UnitPrice": _number(price),
+                "PayGPrice": _number(price),
+                "Frequency": "UsageBased",
+                "ChargeType": "Usage",
+                "PricingModel": "OnDemand",
+                "PartNumber": code(f"demo/azure/part/{meter}", 9),
+                "ServiceFamily": "AI + Machine Learning",
+            }
+            self.record(row, dict(row), billed=cost, effective=cost, owner=owner, category="Standard")
+
 
 def write_ea_exports(out_dir: Path, seed: int, months: Sequence[BillingMonth], ledger: Ledger) -> list[Delivered]:
     builders = {month.label: _EaMonth(month, ledger) for month in months}
@@ -465,6 +515,8 @@ def write_ea_exports(out_dir: Path, seed: int, months: Sequence[BillingMonth], l
             if unused:
                 builder.unused_reservation(day, unused)
             builder.storage_day(day)
+            if month is months[-1]:
+                builder.openai_day(day)
         builder.reservation_purchase()
     delivered = []
     for month in months:

@@ -261,6 +261,7 @@ renamed as (
             'x_BillType': 'bill_bill_type',
             'x_PurchaseOption': 'pricing_purchase_option',
             'x_CurFormat': 'x_cur_format',
+            'x_Model': json_extract_string('product', 'model'),
         }) }} as x_extensions,
         x_cur_format,
         x_load_id,

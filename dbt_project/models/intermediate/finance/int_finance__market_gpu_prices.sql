@@ -1,10 +1,12 @@
 {#-
     The market's price of a GPU-hour per GPU model on the newest day of the price index, in the reporting
-    currency: the typical on-demand and spot price and the cheapest offer one can rent without a term.
+    currency: the typical on-demand, spot and one-year committed price and the cheapest offer one can rent
+    without a term.
     Shared by the finance marts so "the market" means the same thing everywhere.
 
     typical = the lowest median among provider classes (hyperscaler, specialized GPU cloud, marketplace):
-    what renting costs in the cheaper kind of cloud, not one outlier offer. cheapest = the lowest offer of
+    what renting costs in the cheaper kind of cloud, not one outlier offer; for one-year commitments, among
+    reservations, savings plans and committed-use prices too. cheapest = the lowest offer of
     any no-term pricing model (on-demand, spot, interruptible, community); reserved and committed prices
     need a 1-3 year term and are left out. Null where the market has no such offer that day.
 -#}
@@ -42,6 +44,14 @@ final as (
             as on_demand_price_per_gpu_hour,
         cast(min(case when pricing_model = 'spot' then median_price_per_gpu_hour_reporting end) as decimal(38, 12))
             as spot_price_per_gpu_hour,
+        cast(
+            min(
+                case
+                    when pricing_model in ('reserved_1y', 'savings_plan_1y', 'committed_1y')
+                        then median_price_per_gpu_hour_reporting
+                end
+            ) as decimal(38, 12)
+        ) as committed_1y_price_per_gpu_hour,
         cast(
             min(
                 case

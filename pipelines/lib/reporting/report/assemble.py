@@ -9,6 +9,7 @@ from pathlib import Path
 
 from pipelines.lib.reporting.report.render import Section, write_page
 from pipelines.lib.reporting.report.sections import (
+    ai_workloads,
     anomalies,
     buy_vs_rent,
     chargeback,
@@ -31,6 +32,7 @@ SECTIONS = (
     spot_savings,
     market,
     buy_vs_rent,
+    ai_workloads,
     commitments,
     opportunities,
     anomalies,

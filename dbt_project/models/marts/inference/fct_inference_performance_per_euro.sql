@@ -94,7 +94,7 @@ summed as (
         case when sum(unpriced_day) = 0 then sum(market_cost_usd) end as market_cost_usd,
         case when sum(unpriced_day) = 0 then sum(market_cost_eur) end as market_cost_eur
     from converted
-    group by {{ dbt.date_trunc('month', 'usage_date') }}, model_name, gpu_model, provider_name
+    group by usage_month, model_name, gpu_model, provider_name
 
 ),
 

@@ -14,7 +14,7 @@ from pipelines.lib.warehouse.tables import recover_and_ensure_tables
 
 def _delivery_metadata(results: list[TelemetryDelivery], total: int) -> dict:
     return {
-        "deliveries": dg.MetadataValue.json([r.as_dict() for r in results]),
+        "training_job_deliveries": dg.MetadataValue.json([r.as_dict() for r in results]),
         "loaded": sum(r.status == "loaded" for r in results),
         "duplicates_skipped": sum(r.status == "duplicate" for r in results),
         "rejected": sum(r.status == "rejected" for r in results),

@@ -13,7 +13,7 @@ from pipelines.cli.prices import refresh_prices
 from pipelines.cli.report import write_report_file
 from pipelines.cli.runs import execute, print_delivery_summary, print_failures, run_assets
 from pipelines.cli.summary import print_summary
-from pipelines.lib.settings import Settings
+from pipelines.lib.settings import FinopsHome, Settings
 
 
 def demo(settings: Settings, args: argparse.Namespace) -> int:
@@ -35,6 +35,7 @@ def demo(settings: Settings, args: argparse.Namespace) -> int:
         return 1
     if not _demo_telemetry(offline, args.seed):
         return 1
+    _demo_training_jobs(home)
     # On-prem cost lines run to a cut-off day (default: yesterday); pin it to the sample's last day.
     dbt_vars = {"onprem_costs_through": demo_last_day().isoformat()}
     results, ok = execute(
@@ -47,6 +48,20 @@ def demo(settings: Settings, args: argparse.Namespace) -> int:
     print_summary(home)
     print(f"Report: {write_report_file(home, None)}")
     return 0
+
+
+def _demo_training_jobs(home: FinopsHome) -> None:
+    """The owned cluster's Slurm export and the research team's SkyPilot cost report into the landing zone, loaded
+    with the billing deliveries (docs/ai-workloads.md "Training runs")."""
+    from pipelines.lib.catalog.training_jobs import SKYPILOT_SOURCE, SLURM_SOURCE
+    from pipelines.lib.ingest.landing import register
+    from synthetic_data.demo_organisation import DEFAULT_MONTHS, DEFAULT_START_MONTH
+    from synthetic_data.demo_training import write_demo_training
+
+    with tempfile.TemporaryDirectory() as scratch:
+        written = write_demo_training(Path(scratch), start_month=DEFAULT_START_MONTH, months=DEFAULT_MONTHS)
+        register(home, SLURM_SOURCE, written["slurm"])
+        register(home, SKYPILOT_SOURCE, written["skypilot"])
 
 
 def _demo_telemetry(settings: Settings, seed: int) -> bool:

@@ -1,5 +1,5 @@
 """AI workloads: what a million tokens of our own serving costs, what a euro of GPU buys, the API alternative and its
-break-even volume, and what we spend on AI APIs per model and team."""
+break-even volume, what we spend on AI APIs per model and team, and training runs against their estimate."""
 
 from __future__ import annotations
 
@@ -25,13 +25,16 @@ HEADING = Section(
         "the GPU. Self-host or API sets our cost of the latest month against the list price of comparable API models "
         "for the same tokens, and gives the monthly volume at which self-hosting on each way of holding the GPUs "
         "breaks even, with the GPU activity that volume needs (above 100% it cannot break even on those GPUs). API "
-        "spend is the AI API token lines of the bills per model, token type and team."
+        "spend is the AI API token lines of the bills per model, token type and team. Training runs are the jobs of "
+        "Slurm, SkyPilot and Kubernetes priced at the bill's effective rate per GPU-hour; a run named in the plan "
+        "shows its estimate beside, and the model FLOPs utilization it actually reached."
     ),
     (
         "fct_inference_cost_per_million_tokens",
         "fct_inference_performance_per_euro",
         "fct_inference_buy_vs_api",
         "fct_ai_api_token_spend_daily",
+        "fct_training_runs",
     ),
 )
 
@@ -46,6 +49,7 @@ def section(con: duckdb.DuckDBPyConnection) -> Section:
             _performance_per_euro(con),
             _self_host_or_api(con),
             _api_spend(con),
+            _training_runs(con),
         )
         if table is not None
     ]
@@ -232,6 +236,55 @@ def _api_spend(con: duckdb.DuckDBPyConnection) -> Table | None:
                 number_cell(row["tokens"], 0),
                 money_cell(row["cost"], row["billing_currency"]),
                 money_cell(_per_million(row["cost"], row["tokens"]), row["billing_currency"], places=4),
+            ]
+            for row in rows
+        ],
+    )
+
+
+def _training_runs(con: duckdb.DuckDBPyConnection) -> Table | None:
+    if not has_rows(con, "fct_training_runs"):
+        return None
+    rows = query(
+        con,
+        """
+        select run_name, run_source, gpu_model, provider_name, gpus, gpu_hours, estimated_gpu_hours, currency,
+               actual_cost, estimated_cost, cost_difference, realized_mfu, planned_mfu, pricing_rule
+        from marts.fct_training_runs
+        order by is_planned_run desc, actual_cost desc nulls last, run_name
+        limit 25
+        """,
+    )
+    return Table(
+        "Training runs, planned ones first, then the costliest (at most 25)",
+        [
+            "Run",
+            "Source",
+            "GPU",
+            "GPU-hours",
+            "Estimated GPU-hours",
+            "Cost",
+            "Estimated cost",
+            "Over the estimate",
+            "MFU reached (planned)",
+            "Priced by",
+        ],
+        [
+            [
+                Cell(row["run_name"]),
+                Cell(row["run_source"]),
+                Cell(f"{row['gpus']} × {row['gpu_model']}" if row["gpu_model"] else "-"),
+                number_cell(row["gpu_hours"], 1),
+                number_cell(row["estimated_gpu_hours"], 1),
+                money_cell(row["actual_cost"], row["currency"]),
+                money_cell(row["estimated_cost"], row["currency"]),
+                money_cell(row["cost_difference"], row["currency"]),
+                Cell(
+                    "-"
+                    if row["realized_mfu"] is None
+                    else f"{percent(row['realized_mfu'])} ({percent(row['planned_mfu'])})"
+                ),
+                Cell(row["pricing_rule"] or "-"),
             ]
             for row in rows
         ],

@@ -129,6 +129,8 @@ class Settings:
     a day (a partition is one UTC day)."""
     nvidia_smi_timezone: str = "UTC"
     """FINOPS_NVIDIA_SMI_TIMEZONE (IANA name, default UTC): the zone nvidia-smi logs' local timestamps are read in."""
+    slurm_timezone: str = "UTC"
+    """FINOPS_SLURM_TIMEZONE (IANA name, default UTC): the cluster's zone, which `sacct` prints its times in."""
 
     def __post_init__(self) -> None:
         if self.engine not in ENGINES:
@@ -137,11 +139,12 @@ class Settings:
             )
         if not 1 <= self.prometheus_step_seconds <= DAY_SECONDS:
             raise _not_a_step(self.prometheus_step_seconds)
-        if not is_time_zone(self.nvidia_smi_timezone):
-            raise ValueError(
-                f"FINOPS_NVIDIA_SMI_TIMEZONE={self.nvidia_smi_timezone!r} is not a time zone: use an IANA name "
-                "(e.g. UTC, Europe/Berlin)"
-            )
+        for variable, zone in (
+            ("FINOPS_NVIDIA_SMI_TIMEZONE", self.nvidia_smi_timezone),
+            ("FINOPS_SLURM_TIMEZONE", self.slurm_timezone),
+        ):
+            if not is_time_zone(zone):
+                raise ValueError(f"{variable}={zone!r} is not a time zone: use an IANA name (e.g. UTC, Europe/Berlin)")
 
     @classmethod
     def from_environment(cls, env: Mapping[str, str] = os.environ) -> Settings:
@@ -160,6 +163,7 @@ class Settings:
             restatement_days=int(setting("FINOPS_RESTATEMENT_DAYS") or 14),
             prometheus_step_seconds=_step_seconds(setting("FINOPS_PROMETHEUS_STEP_SECONDS")),
             nvidia_smi_timezone=setting("FINOPS_NVIDIA_SMI_TIMEZONE") or "UTC",
+            slurm_timezone=setting("FINOPS_SLURM_TIMEZONE") or "UTC",
         )
 
     def child_environment(self) -> dict[str, str]:

@@ -1,13 +1,11 @@
 """Training jobs as assets: Slurm `sacct` exports and SkyPilot `sky cost-report` captures from the landing zone."""
 
-import os
-
 import dagster as dg
 from dagster_duckdb import DuckDBResource
 
 from pipelines.lib.catalog.training_jobs import SKYPILOT, SKYPILOT_CLUSTERS, SLURM, SLURM_JOBS
 from pipelines.lib.ingest.telemetry import TelemetryDelivery
-from pipelines.lib.ingest.training_jobs import SLURM_TIMEZONE_ENV, ingest_skypilot_reports, ingest_slurm_exports
+from pipelines.lib.ingest.training_jobs import ingest_skypilot_reports, ingest_slurm_exports
 from pipelines.lib.settings import DUCKDB_WRITER_POOL, Settings
 from pipelines.lib.warehouse.tables import recover_and_ensure_tables
 
@@ -39,10 +37,9 @@ def slurm_jobs(
     context: dg.AssetExecutionContext, duckdb: DuckDBResource, settings: dg.ResourceParam[Settings]
 ) -> dg.MaterializeResult:
     home = settings.home.create_folders()
-    timezone = os.environ.get(SLURM_TIMEZONE_ENV) or "UTC"
     with duckdb.get_connection() as con:
         recover_and_ensure_tables(con, SLURM_JOBS)
-        results = ingest_slurm_exports(home, con, timezone=timezone, log=context.log)
+        results = ingest_slurm_exports(home, con, timezone=settings.slurm_timezone, log=context.log)
         total = con.execute(f"SELECT count(*) FROM {SLURM_JOBS.name}").fetchone()[0]
     return dg.MaterializeResult(metadata=_delivery_metadata(results, total))
 

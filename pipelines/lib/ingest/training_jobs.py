@@ -23,9 +23,6 @@ from sources.common.delivery import Delivery
 from sources.common.errors import RejectedInput
 from sources.training_jobs import skypilot, slurm
 
-SLURM_TIMEZONE_ENV = "FINOPS_SLURM_TIMEZONE"
-"""The cluster's time zone: sacct prints Submit, Start and End in local time (default UTC)."""
-
 
 def ingest_slurm_exports(
     home: FinopsHome, con: duckdb.DuckDBPyConnection, *, timezone: str, log: logging.Logger

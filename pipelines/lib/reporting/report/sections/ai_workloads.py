@@ -30,10 +30,10 @@ HEADING = Section(
         "shows its estimate beside, and the model FLOPs utilization it actually reached."
     ),
     (
-        "fct_inference_cost_per_million_tokens",
-        "fct_inference_performance_per_euro",
+        "rpt_inference_cost_by_model",
+        "rpt_inference_performance_by_gpu",
         "fct_inference_buy_vs_api",
-        "fct_ai_api_token_spend_daily",
+        "rpt_ai_api_spend",
         "fct_training_runs",
     ),
 )
@@ -56,25 +56,12 @@ def section(con: duckdb.DuckDBPyConnection) -> Section:
     return HEADING.drawn(_chart(con), *tables)
 
 
-def _per_million(cost: Decimal | None, tokens: Decimal | None) -> Decimal | None:
-    return None if cost is None or not tokens else cost / tokens * MILLION
-
-
 def _serving_cost(con: duckdb.DuckDBPyConnection) -> Table | None:
-    if not has_rows(con, "fct_inference_cost_per_million_tokens"):
+    if not has_rows(con, "rpt_inference_cost_by_model"):
         return None
     rows = query(
         con,
-        """
-        select model_name, gpu_model, provider_name, billing_currency,
-               sum(prompt_tokens) as prompt_tokens, sum(generation_tokens) as generation_tokens,
-               sum(total_tokens) as tokens, sum(allocation_cost) as cost, sum(usage_cost) as usage_cost,
-               sum(input_cost) as input_cost, sum(output_cost) as output_cost
-        from marts.fct_inference_cost_per_million_tokens
-        where allocation_cost is not null
-        group by all
-        order by billing_currency, cost desc, model_name
-        """,
+        "select * from marts.rpt_inference_cost_by_model order by billing_currency, allocation_cost desc, model_name",
     )
     return Table(
         "Our own serving per model and GPU, whole history (allocation basis unless said)",
@@ -94,13 +81,16 @@ def _serving_cost(con: duckdb.DuckDBPyConnection) -> Table | None:
                 Cell(row["model_name"]),
                 Cell(row["gpu_model"] or "-"),
                 Cell(row["provider_name"] or "-"),
-                number_cell(row["tokens"], 0),
-                money_cell(row["cost"], row["billing_currency"]),
-                money_cell(_per_million(row["cost"], row["tokens"]), row["billing_currency"], places=4),
-                money_cell(_per_million(row["usage_cost"], row["tokens"]), row["billing_currency"], places=4),
-                money_cell(_per_million(row["input_cost"], row["prompt_tokens"]), row["billing_currency"], places=4),
-                money_cell(
-                    _per_million(row["output_cost"], row["generation_tokens"]), row["billing_currency"], places=4
+                number_cell(row["total_tokens"], 0),
+                money_cell(row["allocation_cost"], row["billing_currency"]),
+                *(
+                    money_cell(row[column], row["billing_currency"], places=4)
+                    for column in (
+                        "cost_per_million_tokens",
+                        "usage_cost_per_million_tokens",
+                        "input_cost_per_million_tokens",
+                        "output_cost_per_million_tokens",
+                    )
                 ),
             ]
             for row in rows
@@ -109,23 +99,11 @@ def _serving_cost(con: duckdb.DuckDBPyConnection) -> Table | None:
 
 
 def _performance_per_euro(con: duckdb.DuckDBPyConnection) -> Table | None:
-    if not has_rows(con, "fct_inference_performance_per_euro"):
+    if not has_rows(con, "rpt_inference_performance_by_gpu"):
         return None
     rows = query(
-        con,
-        """
-        select gpu_model, provider_class, model_name, sum(total_tokens) as tokens, sum(gpu_hours) as gpu_hours,
-               sum(cost_eur) as cost_eur, sum(market_cost_eur) as market_cost_eur,
-               count(*) - count(market_cost_eur) as unpriced_months
-        from marts.fct_inference_performance_per_euro
-        group by all
-        order by gpu_model, provider_class, model_name
-        """,
+        con, "select * from marts.rpt_inference_performance_by_gpu order by gpu_model, provider_class, model_name"
     )
-
-    def per_euro(tokens: Decimal, cost: Decimal | None) -> Decimal | None:
-        return None if not cost else tokens / (cost * 3600)
-
     return Table(
         "Performance per euro by GPU model, provider class and model served, whole history",
         [
@@ -142,10 +120,10 @@ def _performance_per_euro(con: duckdb.DuckDBPyConnection) -> Table | None:
                 Cell(row["gpu_model"] or "-"),
                 Cell(row["provider_class"]),
                 Cell(row["model_name"]),
-                number_cell(row["tokens"] / (row["gpu_hours"] * 3600) if row["gpu_hours"] else None, 1),
-                money_cell(row["cost_eur"] / row["gpu_hours"] if row["gpu_hours"] else None, "EUR", places=4),
-                number_cell(per_euro(row["tokens"], row["cost_eur"]), 1),
-                number_cell(per_euro(row["tokens"], row["market_cost_eur"]) if not row["unpriced_months"] else None, 1),
+                number_cell(row["tokens_per_gpu_second"], 1),
+                money_cell(row["eur_per_gpu_hour"], "EUR", places=4),
+                number_cell(row["tokens_per_second_per_eur"], 1),
+                number_cell(row["market_tokens_per_second_per_eur"], 1),
             ]
             for row in rows
         ],
@@ -179,15 +157,17 @@ def _self_host_or_api(con: duckdb.DuckDBPyConnection) -> Table | None:
         if option is None or option["break_even_tokens_per_month"] is None:
             return "-"
         millions = number(option["break_even_tokens_per_month"] / MILLION, 0)
-        return f"{millions} M ({percent(option['break_even_utilization'])} active)"
+        return f"{millions} M at {percent(option['break_even_utilization'])}"
 
     return Table(
-        f"Self-host or API, {rows[0]['usage_month']:%B %Y} ({currency}; break-even in million tokens a month)",
+        (
+            f"Self-host or API, {rows[0]['usage_month']:%B %Y} ({currency}; break-even: million tokens a month, at the "
+            "GPU activity it needs)"
+        ),
         [
             "Model",
             "GPU",
             "API model",
-            "Comparison",
             "Ours per million",
             "API per million",
             "Self-hosting saved",
@@ -198,8 +178,10 @@ def _self_host_or_api(con: duckdb.DuckDBPyConnection) -> Table | None:
             [
                 Cell(found["row"]["model_name"]),
                 Cell(found["row"]["gpu_model"] or "-"),
-                Cell(f"{found['row']['api_provider']} {found['row']['api_model']}"),
-                Cell(found["row"]["comparison"].replace("_", " ")),
+                Cell(
+                    f"{found['row']['api_provider']} {found['row']['api_model']}"
+                    + (" (same model)" if found["row"]["comparison"] == "same_model" else "")
+                ),
                 money_cell(found["row"]["self_hosted_cost_per_million_tokens"], currency, places=4),
                 money_cell(found["row"]["api_cost_per_million_tokens"], currency, places=4),
                 money_cell(found["row"]["self_hosting_saving"], currency),
@@ -212,16 +194,13 @@ def _self_host_or_api(con: duckdb.DuckDBPyConnection) -> Table | None:
 
 
 def _api_spend(con: duckdb.DuckDBPyConnection) -> Table | None:
-    if not has_rows(con, "fct_ai_api_token_spend_daily"):
+    if not has_rows(con, "rpt_ai_api_spend"):
         return None
     rows = query(
         con,
         """
-        select provider_name, model, token_type, coalesce(team, 'unassigned') as team, billing_currency,
-               sum(tokens) as tokens, sum(effective_cost) as cost
-        from marts.fct_ai_api_token_spend_daily
-        group by all
-        order by billing_currency, cost desc, provider_name, model, token_type, team
+        select * from marts.rpt_ai_api_spend
+        order by billing_currency, effective_cost desc, provider_name, model, token_type, team
         """,
     )
     return Table(
@@ -232,10 +211,10 @@ def _api_spend(con: duckdb.DuckDBPyConnection) -> Table | None:
                 Cell(row["provider_name"] or "-"),
                 Cell(row["model"] or "-"),
                 Cell(row["token_type"]),
-                Cell(row["team"]),
+                Cell(row["team"] or "unassigned"),
                 number_cell(row["tokens"], 0),
-                money_cell(row["cost"], row["billing_currency"]),
-                money_cell(_per_million(row["cost"], row["tokens"]), row["billing_currency"], places=4),
+                money_cell(row["effective_cost"], row["billing_currency"]),
+                money_cell(row["effective_cost_per_million_tokens"], row["billing_currency"], places=4),
             ]
             for row in rows
         ],
@@ -249,7 +228,7 @@ def _training_runs(con: duckdb.DuckDBPyConnection) -> Table | None:
         con,
         """
         select run_name, run_source, gpu_model, provider_name, gpus, gpu_hours, estimated_gpu_hours, currency,
-               actual_cost, estimated_cost, cost_difference, realized_mfu, planned_mfu, pricing_rule
+               actual_cost, estimated_cost, cost_difference, realized_mfu, planned_mfu
         from marts.fct_training_runs
         order by is_planned_run desc, actual_cost desc nulls last, run_name
         limit 25
@@ -267,13 +246,12 @@ def _training_runs(con: duckdb.DuckDBPyConnection) -> Table | None:
             "Estimated cost",
             "Over the estimate",
             "MFU reached (planned)",
-            "Priced by",
         ],
         [
             [
                 Cell(row["run_name"]),
                 Cell(row["run_source"]),
-                Cell(f"{row['gpus']} × {row['gpu_model']}" if row["gpu_model"] else "-"),
+                Cell(f"{number(row['gpus'], 0)} × {row['gpu_model']}" if row["gpu_model"] else "-"),
                 number_cell(row["gpu_hours"], 1),
                 number_cell(row["estimated_gpu_hours"], 1),
                 money_cell(row["actual_cost"], row["currency"]),
@@ -284,7 +262,6 @@ def _training_runs(con: duckdb.DuckDBPyConnection) -> Table | None:
                     if row["realized_mfu"] is None
                     else f"{percent(row['realized_mfu'])} ({percent(row['planned_mfu'])})"
                 ),
-                Cell(row["pricing_rule"] or "-"),
             ]
             for row in rows
         ],
@@ -317,7 +294,7 @@ def _chart(con: duckdb.DuckDBPyConnection) -> dict | None:
         alt.Chart(alt.Data(values=list(values.values())))
         .mark_bar()
         .encode(
-            x=alt.X("price:Q", title=f"{currency} per million tokens", scale=alt.Scale(type="symlog")),
+            x=alt.X("price:Q", title=f"{currency} per million tokens"),
             y=alt.Y("series:N", title=None, sort="x"),
             color=alt.condition(
                 "indexof(datum.series, 'self-hosted') === 0", alt.value("#d62728"), alt.value("#1f77b4")
@@ -328,8 +305,10 @@ def _chart(con: duckdb.DuckDBPyConnection) -> dict | None:
                 alt.Tooltip("text:N", title=f"{currency} per million tokens"),
             ],
         )
-        .properties(width=CHART_WIDTH - 260, height=alt.Step(18))
-        .facet(row=alt.Facet("model:N", title=None))
+        .properties(width=CHART_WIDTH - 240, height=alt.Step(18))
+        .facet(
+            row=alt.Facet("model:N", title=None, header=alt.Header(labelAngle=0, labelOrient="top", labelAlign="left"))
+        )
         .resolve_scale(y="independent")
         .properties(title=f"Cost per million tokens, {rows[0]['usage_month']:%B %Y}: self-hosted against the APIs")
         .to_dict()

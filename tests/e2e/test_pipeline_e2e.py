@@ -499,7 +499,8 @@ def test_demo_gpu_utilization_matches_the_telemetry_generators_ledger(demo: tupl
 # --- the report and the docs site in a real browser, and marts checked against each other --------------------
 
 REPORT_CHART_SECTIONS = (
-    *("gpu-spend", "utilization", "spot-savings", "market", "buy-vs-rent", "commitments", "anomalies", "forecast"),
+    *("gpu-spend", "utilization", "spot-savings", "market", "buy-vs-rent", "ai-workloads", "commitments"),
+    *("anomalies", "forecast"),
 )
 
 

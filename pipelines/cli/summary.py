@@ -1,4 +1,5 @@
-"""The summary `gpu-finops demo` ends with: spend, the GPU share, cost per GPU-hour and H100 market prices."""
+"""The summary `gpu-finops demo` ends with: spend, the GPU share, cost per GPU-hour, H100 market prices, and what our
+AI workloads cost: a million tokens of our own serving against the cheapest comparable API, planned training runs."""
 
 from __future__ import annotations
 
@@ -39,6 +40,43 @@ def print_summary(home: FinopsHome) -> None:
             order by price_date desc, pricing_model, provider_class
             """
         ).fetchall()
+        marts = {
+            row[0]
+            for row in con.execute(
+                "select table_name from information_schema.tables where table_schema = 'marts'"
+            ).fetchall()
+        }
+        inference = (
+            con.execute(
+                """
+                with latest as (
+                    select *, row_number() over (
+                        partition by model_name, gpu_model order by api_cost_per_million_tokens, api_model
+                    ) as api_rank
+                    from marts.fct_inference_buy_vs_api
+                    where usage_month = (select max(usage_month) from marts.fct_inference_buy_vs_api)
+                        and gpu_option = 'on_demand'
+                )
+                select usage_month, model_name, gpu_model, reporting_currency, self_hosted_cost_per_million_tokens,
+                       api_provider || ' ' || api_model, api_cost_per_million_tokens, tokens_per_month,
+                       break_even_tokens_per_month, break_even_utilization
+                from latest where api_rank = 1 order by model_name, gpu_model
+                """
+            ).fetchall()
+            if "fct_inference_buy_vs_api" in marts
+            else []
+        )
+        training = (
+            con.execute(
+                """
+                select run_name, gpu_hours, estimated_gpu_hours, currency, actual_cost, estimated_cost, realized_mfu,
+                       planned_mfu
+                from marts.fct_training_runs where is_planned_run order by started_at, run_name
+                """
+            ).fetchall()
+            if "fct_training_runs" in marts
+            else []
+        )
     print("\nGPU FinOps summary (effective cost: amortized, after discounts and commitments)")
     for currency, spend, gpu_spend, gpu_share in totals:
         share = f" ({gpu_share:.0%} of the bill)" if gpu_share else ""
@@ -67,5 +105,35 @@ def print_summary(home: FinopsHome) -> None:
                 [[str(day), model, klass, money(low), money(mid), str(n)] for day, model, klass, low, mid, n in market],
             )
         )
+    if inference:
+        month, currency = inference[0][0], inference[0][3]
+        print(
+            f"\nA million tokens of our own serving against the cheapest comparable API, {month:%B %Y} ({currency}; "
+            "break-even: million tokens a month on on-demand GPUs, at the GPU activity it needs)"
+        )
+        print(
+            table(
+                ["model", "GPU", "ours", "cheapest API", "API", "our tokens/month", "break-even"],
+                [
+                    [
+                        model,
+                        gpu or "-",
+                        "-" if ours is None else f"{ours:,.4f}",
+                        api,
+                        "-" if api_price is None else f"{api_price:,.4f}",
+                        f"{volume / 1_000_000:,.0f} M",
+                        "-" if even is None else f"{even / 1_000_000:,.0f} M at {activity:.0%}",
+                    ]
+                    for _, model, gpu, _, ours, api, api_price, volume, even, activity in inference
+                ],
+            )
+        )
+    for run, hours, estimated_hours, currency, cost, estimated, mfu, planned_mfu in training:
+        print(
+            f"\nPlanned training run {run}: {hours:,.0f} GPU-hours (estimate {estimated_hours or 0:,.0f}), "
+            f"{currency} {money(cost)} (estimate {money(estimated or 0)})"
+            + ("" if mfu is None else f", MFU {mfu:.1%} (planned {planned_mfu:.1%})")
+        )
     print(f"\nWarehouse: {home.warehouse}\nDocs site: {home.docs / 'index.html'}")
     print('Try: gpu-finops sql "select * from marts.fct_gpu_spend_daily limit 5"')
+    print('     gpu-finops sql "select * from marts.rpt_inference_cost_by_model"')

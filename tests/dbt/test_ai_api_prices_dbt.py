@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import logging
 import os
+import re
 import subprocess
 import sys
 from datetime import date
@@ -115,8 +116,8 @@ def test_current_api_prices_are_the_latest_captures_and_the_seed_with_reasoning_
     assert sorted(days) == [(DAY_2, "feed"), (date(2026, 12, 7), "seed")]
 
 
-def test_a_comparable_without_a_price_fails_the_build(tmp_path, monkeypatch):
-    """The comparables test can fail: one comparable names a model no list prices."""
+def test_a_comparable_without_a_price_is_a_warning(tmp_path, monkeypatch):
+    """The comparables test can fail (as a warning): one comparable names a model no list prices."""
     home = FinopsHome(tmp_path / "home").create_folders()
     _load_two_days(home, monkeypatch)
     project = tmp_path / "project"
@@ -139,5 +140,5 @@ def test_a_comparable_without_a_price_fails_the_build(tmp_path, monkeypatch):
         text=True,
         timeout=600,
     )
-    assert result.returncode != 0
-    assert "assert_inference_api_comparables_are_priced" in result.stdout and "Got 1 result" in result.stdout
+    assert result.returncode == 0, result.stdout[-3000:]  # a warning: no other model waits for it
+    assert re.search(r"WARN 1 assert_inference_api_comparables_are_priced", result.stdout), result.stdout[-3000:]

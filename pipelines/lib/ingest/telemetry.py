@@ -323,7 +323,9 @@ def ingest_nvidia_smi_logs(
             raise RejectedInput(delivery.name, "no log files in the delivery")
         return pl.concat(frames)
 
-    return _ingest(home, con, NVIDIA_SMI_SOURCE, NVIDIA_SMI_SAMPLES, parse, "nvidia-smi --format=csv", log)
+    return ingest_reference_deliveries(
+        home, con, NVIDIA_SMI_SOURCE, NVIDIA_SMI_SAMPLES, parse, "nvidia-smi --format=csv", log
+    )
 
 
 def ingest_host_maps(
@@ -337,10 +339,10 @@ def ingest_host_maps(
             raise RejectedInput(delivery.name, f"expected one host map CSV, found {len(files)} files")
         return read_host_map(files[0], name=delivery.display_name(files[0]))
 
-    return _ingest(home, con, HOST_MAP_SOURCE, HOST_MAP, parse, "telemetry host map CSV", log)
+    return ingest_reference_deliveries(home, con, HOST_MAP_SOURCE, HOST_MAP, parse, "telemetry host map CSV", log)
 
 
-def _ingest(
+def ingest_reference_deliveries(
     home: FinopsHome,
     con: duckdb.DuckDBPyConnection,
     source: str,
@@ -349,7 +351,8 @@ def _ingest(
     format_version: str,
     log: logging.Logger,
 ) -> list[TelemetryDelivery]:
-    """Each pending delivery of `source`: skipped if loaded before, quarantined if rejected, else loaded."""
+    """Each pending delivery of a landing-zone source whose rows are reference data (telemetry logs, the host map,
+    a gateway export): skipped if loaded before, quarantined if rejected, else loaded replacing its keys."""
     results = []
     for delivery in pending_deliveries(home, source):
         sha256 = delivery.sha256()

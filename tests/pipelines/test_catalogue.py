@@ -55,4 +55,4 @@ def test_names_tables_and_views_are_each_once():
     assert {table.name for table in RAW_TABLES} == {entry.raw_table.name for entry in CATALOGUE}
     assert len({table.name for table in RAW_TABLES}) == len(RAW_TABLES)
     assert {source.name for source in BILLING_SOURCES} <= {source.name for source in DELIVERED_SOURCES}
-    assert [entry.name for entry in CATALOGUE if not entry.watched] == ["telemetry_host_map"]
+    assert [entry.name for entry in CATALOGUE if not entry.watched] == ["telemetry_host_map", "litellm_spend_logs"]

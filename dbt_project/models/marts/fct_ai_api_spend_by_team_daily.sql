@@ -14,8 +14,9 @@
       tokens of the model that day, all types.
     - `bill_team_no_gateway_usage`: the gateway saw nothing of the model that day (or the line names no model): the
       row stays with the bill's team.
-    The shares are rounded cumulatively to the cent, the last share of a row taking the row's remaining amount, so the
-    teams add up to the bill row exactly (tests/assert_ai_api_spend_by_team_reconciles.sql).
+    The shares are rounded cumulatively to the cent (the row's amount times its fraction through each share, the
+    fraction to 12 decimals), the last share of a row taking the row's remaining amount, so the teams add up to the
+    bill row exactly (tests/assert_ai_api_spend_by_team_reconciles.sql).
 -#}
 
 {%- set grain = [
@@ -236,22 +237,35 @@ cumulative as (
 
 ),
 
+fractions as (
+
+    -- the row's fraction through this share and before it, to 12 decimals (weights are tokens: a cost times a
+    -- day's tokens would not fit 38 digits)
+    select
+        cumulative.*,
+        {{ decimal_divide('weight_through', 'row_weight', 12) }} as fraction_through,
+        {{ decimal_divide('weight_through - weight', 'row_weight', 12) }} as fraction_before,
+        {{ decimal_divide('weight', 'row_weight', 12) }} as allocation_share
+    from cumulative
+
+),
+
 allocated as (
 
     select
-        cumulative.*,
+        fractions.*,
         {%- for amount in ['billed_cost', 'effective_cost'] %}
         -- the cents of the shares through this one (the whole amount once every share is counted), less those before
         -- (both branches as DECIMAL(38, 12): a case mixing it with the cents' DECIMAL(38, 2) drops the sub-cents)
         case
             when weight_through = row_weight then cast({{ amount }} as decimal(38, 12))
-            else cast({{ decimal_divide(decimal_product([amount, 'weight_through']), 'row_weight', 2) }} as decimal(38, 12))
+            else cast({{ decimal_divide(decimal_product([amount, 'fraction_through']), '1', 2) }} as decimal(38, 12))
         end
-        - cast({{ decimal_divide(decimal_product([amount, 'weight_through - weight']), 'row_weight', 2) }} as decimal(38, 12))
+        - cast({{ decimal_divide(decimal_product([amount, 'fraction_before']), '1', 2) }} as decimal(38, 12))
             as allocated_{{ amount }},
         {%- endfor %}
-        {{ decimal_divide('weight', 'row_weight', 12) }} as allocation_share
-    from cumulative
+        {{ decimal_product(['bill_tokens', 'allocation_share']) }} as allocated_tokens
+    from fractions
 
 ),
 
@@ -269,8 +283,7 @@ final as (
         billing_currency,
         allocation_rule,
         cast(allocation_share as decimal(38, 12)) as allocation_share,
-        cast({{ decimal_divide(decimal_product(['bill_tokens', 'weight']), 'row_weight', 12) }} as decimal(38, 12))
-            as tokens,
+        cast(allocated_tokens as decimal(38, 12)) as tokens,
         cast(gateway_team_tokens as decimal(38, 12)) as gateway_team_tokens,
         cast(bill_tokens as decimal(38, 12)) as bill_row_tokens,
         cast(

@@ -29,7 +29,7 @@ final as (
         trim(model) as gateway_model,
         model_group,
         lower(trim(custom_llm_provider)) as custom_llm_provider,
-        user as gateway_user,
+        {{ adapter.quote('user') }} as gateway_user,
         team_id,
         team_alias,
         end_user,

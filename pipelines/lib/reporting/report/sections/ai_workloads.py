@@ -25,13 +25,16 @@ HEADING = Section(
         "the GPU. Self-host or API sets our cost of the latest month against the list price of comparable API models "
         "for the same tokens, and gives the monthly volume at which self-hosting on each way of holding the GPUs "
         "breaks even, with the GPU activity that volume needs (above 100% it cannot break even on those GPUs). API "
-        "spend is the AI API token lines of the bills per model, token type and team."
+        "spend is the AI API token lines of the bills per model, token type and team; where an AI gateway's log "
+        "says which team used a model, the bill's cost of it is split by the teams' tokens (fct_ai_api_spend_by_team_"
+        "daily), else it stays with the bill's team tag."
     ),
     (
         "fct_inference_cost_per_million_tokens",
         "fct_inference_performance_per_euro",
         "fct_inference_buy_vs_api",
         "fct_ai_api_token_spend_daily",
+        "fct_ai_api_spend_by_team_daily",
     ),
 )
 
@@ -208,20 +211,22 @@ def _self_host_or_api(con: duckdb.DuckDBPyConnection) -> Table | None:
 
 
 def _api_spend(con: duckdb.DuckDBPyConnection) -> Table | None:
-    if not has_rows(con, "fct_ai_api_token_spend_daily"):
+    """The bill's API spend with the teams the gateway's tokens give it (the bill's own team where it saw nothing)."""
+    if not has_rows(con, "fct_ai_api_spend_by_team_daily"):
         return None
     rows = query(
         con,
         """
         select provider_name, model, token_type, coalesce(team, 'unassigned') as team, billing_currency,
                sum(tokens) as tokens, sum(effective_cost) as cost
-        from marts.fct_ai_api_token_spend_daily
+        from marts.fct_ai_api_spend_by_team_daily
         group by all
         order by billing_currency, cost desc, provider_name, model, token_type, team
         """,
     )
     return Table(
-        "AI API token spend per model, token type and team, whole history",
+        "AI API token spend per model, token type and team (teams from the gateway's tokens where it has them), "
+        "whole history",
         ["Provider", "Model", "Token type", "Team", "Tokens", "Effective cost", "Per million tokens"],
         [
             [

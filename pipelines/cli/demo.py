@@ -21,14 +21,27 @@ def demo(settings: Settings, args: argparse.Namespace) -> int:
     import dagster as dg
 
     from pipelines.defs.asset_selections import transform_selection
+    from pipelines.lib.catalog.ai_gateway import LITELLM
     from pipelines.lib.ingest.landing import register
-    from synthetic_data.demo_organisation import demo_first_day, demo_last_day, write_demo_organisation
+    from synthetic_data.demo_ai_gateway import write_demo_gateway
+    from synthetic_data.demo_organisation import (
+        DEFAULT_MONTHS,
+        DEFAULT_START_MONTH,
+        demo_first_day,
+        demo_last_day,
+        write_demo_organisation,
+    )
 
     with tempfile.TemporaryDirectory() as scratch:
         deliveries = write_demo_organisation(Path(scratch), seed=args.seed)
         print(f"Generated {len(deliveries)} sample deliveries of one organisation, Acme AI (seed {args.seed}).")
         for delivery in deliveries:
             register(home, delivery.source, delivery.path)
+        # The teams' LiteLLM gateway log of the month the bills have AI API lines in: API spend by team.
+        gateway = write_demo_gateway(
+            Path(scratch) / "ai_gateway", seed=args.seed, start_month=DEFAULT_START_MONTH, months=DEFAULT_MONTHS
+        )
+        register(home, LITELLM.name, gateway)
     # Market prices, exchange rates and GPU metrics from the bundled snapshots and recordings.
     offline = replace(settings, offline=True)
     if not refresh_prices(offline, demo_first_day(), demo_last_day(), per_feed=False)[1]:

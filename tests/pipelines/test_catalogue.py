@@ -55,9 +55,10 @@ def test_names_tables_and_views_are_each_once():
     assert {table.name for table in RAW_TABLES} == {entry.raw_table.name for entry in CATALOGUE}
     assert len({table.name for table in RAW_TABLES}) == len(RAW_TABLES)
     assert {source.name for source in BILLING_SOURCES} <= {source.name for source in DELIVERED_SOURCES}
-    # files a user delivers when they change or by hand: the host map, the training jobs' exports
+    # files a user delivers when they change or by hand: the host map, the training jobs' and the gateway's exports
     assert [entry.name for entry in CATALOGUE if not entry.watched] == [
         "telemetry_host_map",
         "slurm_sacct",
         "skypilot_cost_report",
+        "litellm_spend_logs",
     ]

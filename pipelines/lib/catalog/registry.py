@@ -1,11 +1,13 @@
 """The catalogue: every source of rows, once, and the views of it the other layers read.
 
-Registering a source is one entry in `billing.py`, `prices.py`, `telemetry.py` or `training_jobs.py` (plus its
-connector in `sources/` and its staging model in dbt); everything below is derived from `CATALOGUE`.
+Registering a source is one entry in `billing.py`, `prices.py`, `telemetry.py`, `training_jobs.py` or
+`ai_gateway.py` (plus its connector in `sources/` and its staging model in dbt); everything below is derived from
+`CATALOGUE`.
 """
 
 from __future__ import annotations
 
+from pipelines.lib.catalog.ai_gateway import AI_GATEWAY
 from pipelines.lib.catalog.billing import BILLING_SOURCES, BillingSource
 from pipelines.lib.catalog.entry import CatalogEntry
 from pipelines.lib.catalog.prices import ECB_RATES, PRICE_FEED_ENTRIES
@@ -13,7 +15,14 @@ from pipelines.lib.catalog.tables import RawTable, ReferenceTable
 from pipelines.lib.catalog.telemetry import TELEMETRY
 from pipelines.lib.catalog.training_jobs import TRAINING_JOBS
 
-CATALOGUE: tuple[CatalogEntry, ...] = (*BILLING_SOURCES, *PRICE_FEED_ENTRIES, ECB_RATES, *TELEMETRY, *TRAINING_JOBS)
+CATALOGUE: tuple[CatalogEntry, ...] = (
+    *BILLING_SOURCES,
+    *PRICE_FEED_ENTRIES,
+    ECB_RATES,
+    *TELEMETRY,
+    *TRAINING_JOBS,
+    *AI_GATEWAY,
+)
 
 ENTRIES_BY_NAME = {entry.name: entry for entry in CATALOGUE}
 

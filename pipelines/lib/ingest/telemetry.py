@@ -351,8 +351,9 @@ def ingest_reference_deliveries(
     format_version: str,
     log: logging.Logger,
 ) -> list[TelemetryDelivery]:
-    """Each pending delivery of `source`: skipped if loaded before, quarantined if rejected, else loaded (also the
-    training jobs' exports, `pipelines.lib.ingest.training_jobs`)."""
+    """Each pending delivery of a landing-zone source whose rows are reference data (telemetry logs, the host map,
+    the training jobs' exports, a gateway export): skipped if loaded before, quarantined if rejected, else loaded
+    replacing its keys."""
     results = []
     for delivery in pending_deliveries(home, source):
         sha256 = delivery.sha256()

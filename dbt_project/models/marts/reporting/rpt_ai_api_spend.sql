@@ -1,6 +1,7 @@
 {#-
     AI API token spend for the report, over the whole history: per billing currency, provider, model, token type and
-    team the tokens and effective cost of fct_ai_api_token_spend_daily, and the cost of a million tokens.
+    team the tokens and effective cost of fct_ai_api_spend_by_team_daily (the bill's cost split by an AI gateway's
+    tokens per team where it saw the model, else the bill's team), and the cost of a million tokens.
 -#}
 
 with
@@ -15,7 +16,7 @@ summed as (
         team,
         sum(tokens) as tokens,
         sum(effective_cost) as effective_cost
-    from {{ ref('fct_ai_api_token_spend_daily') }}
+    from {{ ref('fct_ai_api_spend_by_team_daily') }}
     group by billing_currency, provider_name, model, token_type, team
 
 )

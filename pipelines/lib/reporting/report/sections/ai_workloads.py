@@ -25,9 +25,11 @@ HEADING = Section(
         "the GPU. Self-host or API sets our cost of the latest month against the list price of comparable API models "
         "for the same tokens, and gives the monthly volume at which self-hosting on each way of holding the GPUs "
         "breaks even, with the GPU activity that volume needs (above 100% it cannot break even on those GPUs). API "
-        "spend is the AI API token lines of the bills per model, token type and team. Training runs are the jobs of "
-        "Slurm, SkyPilot and Kubernetes priced at the bill's effective rate per GPU-hour; a run named in the plan "
-        "shows its estimate beside, and the model FLOPs utilization it actually reached."
+        "spend is the AI API token lines of the bills per model, token type and team; where an AI gateway's log "
+        "says which team used a model, the bill's cost of it is split by the teams' tokens, else it stays with the "
+        "bill's team tag. Training runs are the jobs of Slurm, SkyPilot and Kubernetes priced at the bill's "
+        "effective rate per GPU-hour; a run named in the plan shows its estimate beside, and the model FLOPs "
+        "utilization it actually reached."
     ),
     (
         "rpt_inference_cost_by_model",
@@ -194,6 +196,7 @@ def _self_host_or_api(con: duckdb.DuckDBPyConnection) -> Table | None:
 
 
 def _api_spend(con: duckdb.DuckDBPyConnection) -> Table | None:
+    """The bill's API spend with the teams the gateway's tokens give it (the bill's own team where it saw nothing)."""
     if not has_rows(con, "rpt_ai_api_spend"):
         return None
     rows = query(
@@ -204,7 +207,8 @@ def _api_spend(con: duckdb.DuckDBPyConnection) -> Table | None:
         """,
     )
     return Table(
-        "AI API token spend per model, token type and team, whole history",
+        "AI API token spend per model, token type and team (teams from the gateway's tokens where it has them), "
+        "whole history",
         ["Provider", "Model", "Token type", "Team", "Tokens", "Effective cost", "Per million tokens"],
         [
             [

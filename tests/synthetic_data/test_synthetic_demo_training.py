@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 from decimal import Decimal
+from itertools import pairwise
 from pathlib import Path
 
 import polars as pl
@@ -57,7 +58,7 @@ def test_slurm_jobs_leave_the_owned_model_servers_gpus_alone(tmp_path: Path):
     assert on_server["gpus"].max() <= server.gpu_count - lent
     for _, group in jobs.group_by("hosts"):
         spans = sorted(zip(group["started_at"], group["ended_at"], strict=True))
-        assert all(end <= start for (_, end), (start, _) in zip(spans, spans[1:], strict=False)), spans
+        assert all(end <= start for (_, end), (start, _) in pairwise(spans)), spans
     allocations = {
         (SERVERS[index].hostname.split(".")[0], gpus, start.replace(tzinfo=None), end.replace(tzinfo=None))
         for index, gpus, start, end in slurm_allocations("2026-09")

@@ -1,11 +1,13 @@
-"""vLLM serving counters for the demo organisation's chat fleet, as recorded Prometheus `query_range` answers.
+"""vLLM serving counters for the demo organisation's model servers, as recorded Prometheus `query_range` answers.
 
-The p5-chat node (team inference) is the DCGM node whose eight H100s two vLLM servers hold all day in namespace
-`inference`, one pod per model on four GPUs each (`demo_telemetry.SERVING_PODS`, the pods its DCGM series name).
-While the instance runs, every 15-minute step adds requests to their counters, more on weekday daytime as the chat
-traffic of `demo_telemetry` (SM-active) is; tokens, prefix-cache lookups and hits, finished requests by reason and
-prefill/decode seconds follow from the requests. The Qwen server restarts once (`RESTART`): its counters start
-again from 0 there, the reset `int_serving__token_increases_hourly` must see.
+The vLLM servers run in namespace `inference`, one pod per model on four H100s each (`demo_telemetry.SERVING_PODS`,
+the pods the DCGM series name): the rented p5-chat node (team inference) holds two all day, Llama-3.1-8B-Instruct
+and Qwen2.5-72B-Instruct, and the owned server gpu-ams1-01 one, Llama-3.1-70B-Instruct, on its GPUs 4-7 (fewer
+requests than the 8B model, longer prompts). While the node runs, every 15-minute step adds requests to their
+counters, more on weekday daytime as the chat traffic of `demo_telemetry` (SM-active) is; tokens, prefix-cache
+lookups and hits, finished requests by reason and prefill/decode seconds follow from the requests. The Qwen server
+restarts once (`RESTART`): its counters start again from 0 there, the reset `int_serving__token_increases_hourly`
+must see.
 
 The answers are the bare counters, one file per metric and UTC day in the layout the serving asset keeps its own
 fetches in (`serving/<day>/<metric>__900s__<start>-<end>.json.gz`, points 00:00 to 23:45).
@@ -22,7 +24,7 @@ from pathlib import Path
 from sources.telemetry import serving
 from sources.telemetry.prometheus import matrix_payload
 from synthetic_data.demo_common import rng_for
-from synthetic_data.demo_telemetry import SERVING_FLEET, SERVING_PODS, demo_gpu_hosts
+from synthetic_data.demo_telemetry import SERVING_PODS, demo_gpu_hosts
 from synthetic_data.focus_samples import billing_months
 
 STEP_SECONDS = 900
@@ -30,6 +32,7 @@ MODELS = {
     # model: (requests per busy step, prompt tokens per request, generation tokens per request, prefix-cache hit share)
     "Llama-3.1-8B-Instruct": (2400, 850, 230, Decimal("0.35")),
     "Qwen2.5-72B-Instruct": (900, 1600, 420, Decimal("0.55")),
+    "Llama-3.1-70B-Instruct": (1000, 1400, 380, Decimal("0.45")),
 }
 RESTART = ("Qwen2.5-72B-Instruct", datetime(2026, 10, 14, 3, 0, tzinfo=UTC))
 """The Qwen server restarts in the step ending 03:00 on 14 October: its counters start again from 0."""
@@ -55,14 +58,18 @@ def write_demo_serving(out_dir: Path, seed: int = 42, start_month: str = "2026-0
     """Write one recorded answer per serving metric and day of the demo window; returns the folder of days."""
     periods = billing_months(start_month, months)
     days = [day.date() for period in periods for day in period.days]
-    (host,) = [host for host in demo_gpu_hosts(seed, periods) if host.fleet == SERVING_FLEET]
-    pods = {model: pod for model, pod, _, _ in SERVING_PODS}
+    hosts = demo_gpu_hosts(seed, periods)
+    pods = {}
+    for fleet, model, pod, _, _ in SERVING_PODS:
+        (host,) = [host for host in hosts if host.fleet == fleet]  # one node per serving fleet
+        pods[model] = (host, pod)
     restart_at = int(RESTART[1].timestamp())
     # (day, metric) -> [(labels, [(unix, value)])]
     series: dict[tuple[date, str], list] = defaultdict(list)
     for model, (busy_requests, prompt, generation, hit_share) in MODELS.items():
+        host, pod = pods[model]
         rng = rng_for(seed, "serving", model)
-        labels = {"namespace": host.team, "pod": pods[model], "model_name": model, "engine": "0", "container": "vllm"}
+        labels = {"namespace": host.team, "pod": pod, "model_name": model, "engine": "0", "container": "vllm"}
         totals = {name: Decimal(0) for name in (*SERIES, *REASONS)}
         points: dict[str, list[tuple[int, str]]] = defaultdict(list)
         for begin, end in host.intervals:

@@ -1,6 +1,7 @@
-"""GPU telemetry for the demo organisation's AWS GPU fleet, as DCGM-through-Prometheus answers and nvidia-smi logs.
+"""GPU telemetry for the demo organisation's AWS GPU fleet and one owned server, as DCGM-through-Prometheus answers
+and nvidia-smi logs.
 
-The machines are the ones the demo's AWS bills pay for: the same fleets (`demo_aws.CUR2_FLEET`,
+The AWS machines are the ones the demo's AWS bills pay for: the same fleets (`demo_aws.CUR2_FLEET`,
 `demo_aws.LEGACY_FLEET`), the same running intervals and the same instance ids, drawn from the same
 seeded generators in the same order as the bill writers. While an instance runs, each of its GPUs
 reports a sample every step; how busy it is follows its workload:
@@ -12,6 +13,8 @@ reports a sample every step; how busy it is follows its workload:
 | evaluation | p4d-eval (Savings Plan, always on) | 0.50–0.75 weekdays 09–18 UTC, ≤ 0.03 otherwise |
 | inference | g5-ocr, g6e-embed | 0.20–0.50 08–20 UTC, ≤ 0.05 otherwise |
 | batch | g6e-batch (spot) | 0.40–0.90 |
+| serving | owned-gpu-ams1 (on-premises), GPUs 4-7 | as p5-chat |
+| Slurm | owned-gpu-ams1, GPUs 0-3 | as training while a Slurm job holds them, else ≤ 0.03 |
 
 The main organisation's clusters (CUR 2.0 accounts) run NVIDIA's DCGM exporter scraped by
 Prometheus: one recorded `query_range` answer per metric and UTC day, in the layout the telemetry
@@ -20,6 +23,11 @@ series carry the node's providerID, so they name their instance. The H100 nodes 
 `DCGM_FI_PROF_GR_ENGINE_ACTIVE` (as on GPU Operator 24.9.2), so their active ratio falls back to GPU
 utilization. The acquired subsidiary (legacy CUR) logs `nvidia-smi --format=csv -l 300` to one file
 per host and month, and `host_map.csv` maps those host names to instance ids.
+
+The owned server gpu-ams1-01 (`demo_gpu_clouds.SERVERS`, asset ACME-GPU-0002, team inference, always on) runs the
+same exporter on all eight GPUs, without a providerID: `host_map.csv` maps its host name to the asset id its cost
+lines carry (provider On-premises). A Kubernetes pod holds GPUs 4-7 and serves Llama-3.1-70B-Instruct; GPUs 0-3 are
+the Slurm jobs' (`demo_training.slurm_allocations`), series without pod labels.
 
 The p4d-eval node is the demo's Kubernetes cluster: its exporter maps pods to GPUs, so its series carry
 the pod that holds each GPU (`KUBERNETES_PODS`, the same schedule every UTC day), one series per GPU and
@@ -52,6 +60,8 @@ from sources.telemetry import samples
 from sources.telemetry.prometheus import matrix_payload
 from synthetic_data import demo_aws
 from synthetic_data.demo_common import GPU_MODELS, instance_schedules, rng_for, text
+from synthetic_data.demo_gpu_clouds import SERVERS
+from synthetic_data.demo_training import slurm_allocations
 from synthetic_data.focus_samples import BillingMonth, billing_months
 
 PROMETHEUS_STEP_SECONDS = 900
@@ -74,6 +84,7 @@ WORKLOADS = {
     "g5-ocr": "inference",
     "g6e-embed": "inference",
     "g6e-batch": "batch",
+    "owned-gpu-ams1": "serving",
 }
 KUBERNETES_FLEET = "p4d-eval"
 KUBERNETES_PODS = (
@@ -88,13 +99,18 @@ KUBERNETES_PODS = (
 """The demo cluster's pods; `dbt_project/seeds/kubernetes_namespace_teams.csv` maps eval-llm and eval-vision to
 teams and leaves notebooks without one. GPU 7 is never held."""
 SERVING_FLEET = "p5-chat"
+OWNED_SERVER = 1
+"""Index into `demo_gpu_clouds.SERVERS`: gpu-ams1-01, the inference team's server, the one with telemetry."""
+OWNED_FLEET = "owned-gpu-ams1"
 SERVING_PODS = (
-    # (served model, pod, first GPU, GPUs): one vLLM server per pod, as vLLM is deployed on Kubernetes
-    ("Llama-3.1-8B-Instruct", "vllm-llama-3-1-8b-0", 0, 4),
-    ("Qwen2.5-72B-Instruct", "vllm-qwen2-5-72b-0", 4, 4),
+    # (fleet, served model, pod, first GPU, GPUs): one vLLM server per pod, as vLLM is deployed on Kubernetes
+    (SERVING_FLEET, "Llama-3.1-8B-Instruct", "vllm-llama-3-1-8b-0", 0, 4),
+    (SERVING_FLEET, "Qwen2.5-72B-Instruct", "vllm-qwen2-5-72b-0", 4, 4),
+    (OWNED_FLEET, "Llama-3.1-70B-Instruct", "vllm-llama-3-1-70b-0", 4, 4),
 )
-"""The chat node's pods in namespace `inference`: each serves one model on four of its eight H100s
-(`demo_serving` records their vLLM counters under the same pod labels)."""
+"""The model servers in namespace `inference`: each serves one model on four H100s, two on the AWS chat node, one on
+the owned server, whose GPUs 0-3 stay with Slurm (`demo_serving` records their vLLM counters under the same pod
+labels)."""
 NO_GR_ENGINE_MODELS = frozenset({"H100"})
 """DCGM profiling field GR_ENGINE_ACTIVE missing on these nodes: the models fall back to GPU_UTIL / 100."""
 EPOCH_ORDINAL = date(1970, 1, 1).toordinal()
@@ -113,10 +129,13 @@ class GpuHost:
     team: str
     intervals: list[tuple[datetime, datetime]]
     via: str  # dcgm_prometheus | nvidia_smi
+    provider_name: str = "AWS"
+    """On-premises hosts have no providerID label: the host map names their asset."""
 
 
 def demo_gpu_hosts(seed: int, months: Sequence[BillingMonth]) -> list[GpuHost]:
-    """The AWS GPU instances exactly as demo_aws draws them (same generators, same order)."""
+    """The AWS GPU instances exactly as demo_aws draws them (same generators, same order), then the owned server
+    with telemetry, in service from its purchase (or the window's start) to the window's end."""
     hosts = []
     for fleets, via in (
         (demo_aws.CUR2_FLEET, samples.SOURCE_PROMETHEUS),
@@ -139,6 +158,22 @@ def demo_gpu_hosts(seed: int, months: Sequence[BillingMonth]) -> list[GpuHost]:
                 hosts.append(
                     GpuHost(fleet.name, resource_id, zone, host, gpu_model, gpus, fleet.owner.team, intervals, via)
                 )
+    server = SERVERS[OWNED_SERVER]
+    purchased = datetime(server.purchase_date.year, server.purchase_date.month, server.purchase_date.day, tzinfo=UTC)
+    hosts.append(
+        GpuHost(
+            OWNED_FLEET,
+            server.asset_id,
+            server.site,
+            server.hostname.split(".", 1)[0],
+            server.gpu_model,
+            server.gpu_count,
+            server.owner.team,
+            [(max(months[0].start, purchased), months[-1].end)],
+            samples.SOURCE_PROMETHEUS,
+            "On-premises",
+        )
+    )
     return hosts
 
 
@@ -154,6 +189,8 @@ def _sm_active(workload: str, moment: int, run_start: int, rng: random.Random) -
         return rng.uniform(0.50, 0.75) if weekday and 9 <= hour < 18 else rng.uniform(0.0, 0.03)
     if workload == "inference":
         return rng.uniform(0.20, 0.50) if 8 <= hour < 20 else rng.uniform(0.0, 0.05)
+    if workload == "idle":
+        return rng.uniform(0.0, 0.03)
     return rng.uniform(0.40, 0.90)
 
 
@@ -187,18 +224,23 @@ def _ratio(units: int) -> str:
     return f"{units // 10000}.{units % 10000:04d}"
 
 
-def _gpu_samples(host: GpuHost, gpu: int, step: int, seed: int) -> list[Sample]:
-    """One GPU's samples while its instance runs; a sample at `at` covers the step before it."""
+def _gpu_samples(host: GpuHost, gpu: int, step: int, seed: int, slurm_jobs: list[tuple[int, int]]) -> list[Sample]:
+    """One GPU's samples while its instance runs; a sample at `at` covers the step before it. A GPU of the owned
+    server that no pod holds trains while one of `slurm_jobs` (start, end in Unix seconds) holds it, else idles."""
     rng = rng_for(seed, "telemetry", host.resource_id, str(gpu))
     _, memory_mib, board_watts = GPU_HARDWARE[host.gpu_model]
-    workload = WORKLOADS[host.fleet]
+    slurm_gpu = host.fleet == OWNED_FLEET and node_pod(host, gpu) is None
     result = []
     for begin, end in host.intervals:
         begin_at, end_at = int(begin.timestamp()), int(end.timestamp())
         first = begin_at + step
         moment = first + (-first % step)
         while moment <= end_at:
-            sm = round(_sm_active(workload, moment - step, begin_at, rng) * 10000)
+            workload, run_start = WORKLOADS[host.fleet], begin_at
+            if slurm_gpu:
+                jobs = [start for start, stop in slurm_jobs if start <= moment - step < stop]
+                workload, run_start = ("training", jobs[0]) if jobs else ("idle", begin_at)
+            sm = round(_sm_active(workload, moment - step, run_start, rng) * 10000)
             gr = sm if sm < 100 else min(10000, round(sm * 1.1 + 200))
             util = min(100, round(gr / 100 + 15)) if gr > 500 else round(gr / 100)
             result.append(
@@ -224,13 +266,15 @@ def _active_units(host: GpuHost, sample: Sample) -> int:
     return sample.gr
 
 
-def node_pod(host: GpuHost, gpu: int) -> tuple[str, str, str]:
-    """The pod holding a GPU of a DCGM node outside the demo cluster: namespace, pod, container. The chat node's
-    GPUs belong to its model servers (`SERVING_PODS`); the other nodes run one pod per 8 GPUs."""
-    if host.fleet == SERVING_FLEET:
-        for _, pod, first, gpus in SERVING_PODS:
-            if first <= gpu < first + gpus:
-                return host.team, pod, "vllm"
+def node_pod(host: GpuHost, gpu: int) -> tuple[str, str, str] | None:
+    """The pod holding a GPU of a DCGM node outside the demo cluster: namespace, pod, container. The model servers'
+    GPUs belong to their pods (`SERVING_PODS`), the owned server's others to Slurm (no pod); the other nodes run one
+    pod per 8 GPUs."""
+    for fleet, _, pod, first, gpus in SERVING_PODS:
+        if fleet == host.fleet and first <= gpu < first + gpus:
+            return host.team, pod, "vllm"
+    if host.fleet == OWNED_FLEET:
+        return None
     return host.team, f"{host.fleet}-{gpu // 8}", "worker"
 
 
@@ -240,7 +284,8 @@ def _pods_at(host: GpuHost, gpu: int, moment: int) -> list[tuple[str, str, str]]
     if host.via != samples.SOURCE_PROMETHEUS:
         return []
     if host.fleet != KUBERNETES_FLEET:
-        return [node_pod(host, gpu)]
+        held = node_pod(host, gpu)
+        return [held] if held else []
     minute = moment % 86400 // 60
     return [
         (namespace, pod, container)
@@ -288,6 +333,11 @@ def write_demo_telemetry(
     # (day, metric) -> list of (labels, points)
     series: dict[tuple[date, str], list] = defaultdict(list)
     smi_rows: dict[tuple[str, str], list[str]] = defaultdict(list)
+    slurm_jobs = [
+        (int(start.timestamp()), int(end.timestamp()), gpus)
+        for server, gpus, start, end in slurm_allocations(start_month)
+        if server == OWNED_SERVER
+    ]
     for host in demo_gpu_hosts(seed, periods):
         facts[host.resource_id] = host
         step = PROMETHEUS_STEP_SECONDS if host.via == samples.SOURCE_PROMETHEUS else NVIDIA_SMI_INTERVAL_SECONDS
@@ -297,7 +347,8 @@ def write_demo_telemetry(
             uuid = "GPU-" + "-".join(f"{uuid_rng.getrandbits(bits):0{bits // 4}x}" for bits in (32, 16, 16, 16, 48))
             by_day: dict[date, list[Sample]] = defaultdict(list)
             sums = ledger_units[host.resource_id]
-            for sample in _gpu_samples(host, gpu, step, seed):
+            held_by_slurm = [(start, end) for start, end, gpus in slurm_jobs if gpu < gpus]
+            for sample in _gpu_samples(host, gpu, step, seed, held_by_slurm):
                 day_number = (sample.at - step) // 86400
                 by_day[day_number].append(sample)
                 day_sums = sums[day_number]
@@ -322,12 +373,13 @@ def write_demo_telemetry(
                 "device": f"nvidia{gpu}",
                 "modelName": model_name,
                 "Hostname": host.host,
-                "provider_id": f"aws:///{host.zone}/{host.resource_id}",
             }
+            if host.provider_name == "AWS":
+                labels["provider_id"] = f"aws:///{host.zone}/{host.resource_id}"
             # The p4d cluster's Prometheus scrapes with honorLabels: false, so pod labels arrive renamed.
             pod_keys = ("exported_namespace", "exported_pod") if host.fleet.startswith("p4d") else ("namespace", "pod")
-            namespace, pod, container = node_pod(host, gpu)
-            labels |= {pod_keys[0]: namespace, pod_keys[1]: pod, "container": container}
+            if held := node_pod(host, gpu):
+                labels |= {pod_keys[0]: held[0], pod_keys[1]: held[1], "container": held[2]}
             for day_number, points in by_day.items():
                 day = date.fromordinal(EPOCH_ORDINAL + day_number)
                 texts = {
@@ -362,8 +414,8 @@ def write_demo_telemetry(
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(["host", "resource_id", "provider_name", "valid_from", "valid_to"])
     for host in facts.values():
-        if host.via == samples.SOURCE_NVIDIA_SMI:
-            writer.writerow([host.host, host.resource_id, "AWS", "", ""])
+        if host.via == samples.SOURCE_NVIDIA_SMI or host.provider_name != "AWS":
+            writer.writerow([host.host, host.resource_id, host.provider_name, "", ""])
     host_map.write_text(buffer.getvalue(), encoding="utf-8")
     expected = out_dir / EXPECTED_FILE
     rows = [

@@ -4,8 +4,11 @@ Acme's owned cluster is the two 8×H100 servers of `demo_gpu_clouds.SERVERS` (gp
 partition `h100` (seed slurm_partitions maps it to On-premises H100). `JOBS` are its GPU jobs of the demo months,
 day and hour offsets from the first demo day, in UTC (the export's local time is UTC): the planned pretraining run
 `acme_pretrain_3b` (seed planned_training_runs) on one server for eight days, a fine-tune, a failed and a cancelled
-job, and a CPU job that holds no GPU. `CLUSTERS` are the research team's SkyPilot clusters on Lambda, RunPod and
-AWS, as `sky cost-report` prints them at 23:00 UTC on the demo's last day (LAUNCHED relative to that instant).
+job, and a CPU job that holds no GPU. gpu-ams1-01 lends GPUs 4-7 to a Kubernetes model server all the time
+(`demo_telemetry.SERVING_PODS`), so Slurm has only its GPUs 0-3 (gres.conf) and a job there asks for four at most;
+`slurm_allocations` says which GPUs each job held when, for the telemetry of that server. `CLUSTERS` are the
+research team's SkyPilot clusters on Lambda, RunPod and AWS, as `sky cost-report` prints them at 23:00 UTC on the
+demo's last day (LAUNCHED relative to that instant).
 
 `expected_runs` gives each run's GPU-hours as the tests recompute them, from these tables, never from the files.
 """
@@ -45,7 +48,7 @@ class Job:
 
 
 JOBS = (
-    Job("20311", "sft-7b-chat", "mara", "inference", "h100", 9, 7, Decimal(30), "COMPLETED", 1, "gres/gpu=8", 8),
+    Job("20311", "sft-7b-chat", "mara", "inference", "h100", 9, 7, Decimal(60), "COMPLETED", 1, "gres/gpu=4", 4),
     Job("20315", "ablation-lr", "jon", "research", "h100", 12, 14, Decimal("6.5"), "FAILED", 1, "gres/gpu:h100=4", 4),
     Job("20320", "tokenize-web", "li", "data", "cpu", 20, 2, Decimal(3), "COMPLETED", None, "", 0),
     Job("20402", "acme_pretrain_3b", "jon", "research", "h100", 34, 8, Decimal(192), "COMPLETED", 0, "gres/gpu=8", 8),
@@ -125,6 +128,19 @@ def write_demo_training(out_dir: Path, *, start_month: str, months: int) -> dict
 def _unix(moment: datetime) -> int:
     """Seconds since the epoch of a naive UTC time."""
     return int((moment - datetime(1970, 1, 1)).total_seconds())
+
+
+def slurm_allocations(start_month: str) -> list[tuple[int, int, datetime, datetime]]:
+    """(server index, GPUs held, start, end) of every GPU job, in UTC. The jobs of one server never overlap, so each
+    holds that server's first GPUs (Slurm hands out the devices gres.conf lists in order)."""
+    first = billing_months(start_month, 1)[0].start
+    allocations = []
+    for job in JOBS:
+        if job.server is None or not job.gpus:
+            continue
+        start = first + timedelta(days=job.start_day, hours=job.start_hour)
+        allocations.append((job.server, job.gpus, start, start + timedelta(seconds=int(job.hours * 3600))))
+    return allocations
 
 
 def expected_runs() -> dict[str, tuple[str, Decimal]]:

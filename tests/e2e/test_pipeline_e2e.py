@@ -435,8 +435,9 @@ def test_demo_gpu_utilization_matches_the_telemetry_generators_ledger(demo: tupl
     """
     home, _ = demo
     ledger = json.loads(write_demo_telemetry(tmp_path / "telemetry", seed=7)["expected"].read_text())["days"]
-    # 5 CUR 2.0 instances via DCGM (p5 pretrain and chat, p4d eval, two p4d spot), 6 legacy ones via nvidia-smi
-    assert len({row["resource_id"] for row in ledger}) == 11
+    # 5 CUR 2.0 instances via DCGM (p5 pretrain and chat, p4d eval, two p4d spot), 6 legacy ones via nvidia-smi, and
+    # the owned server gpu-ams1-01 via DCGM, which the host map names
+    assert len({row["resource_id"] for row in ledger}) == 12
     mart = {
         (str(day), resource): row
         for day, resource, *row in query(
@@ -461,39 +462,66 @@ def test_demo_gpu_utilization_matches_the_telemetry_generators_ledger(demo: tupl
         # samples stand for whole steps inside the billed running time (the legacy CUR rounds hours to 10 decimals)
         assert observed <= provisioned + tolerance, row
         assert fallback == (row["gpu_model"] == "H100" or row["via"] == "nvidia_smi"), row
-    # The demo cluster (docs/kubernetes-chargeback.md): each pod's GPU-hours are the ledger's, and the node's rows
-    # add up to its GPU cost on the bill (its GPU cost lines summed here) to the cent; GPU 7, which no pod holds, is in
-    # the unallocated GPU-hours (a full day: 192 billed, 137.5 held by pods, 54.5 unallocated)
+    # The demo cluster (docs/kubernetes-chargeback.md), and the owned server whose GPUs 4-7 serve a model: each pod's
+    # GPU-hours are the ledger's, and the node's rows add up to its GPU cost on the bill (its GPU cost lines summed
+    # here) to the cent; GPU 7 of the cluster, which no pod holds, is in the unallocated GPU-hours (a full day: 192
+    # billed, 137.5 held by pods, 54.5 unallocated), and so are the owned server's Slurm GPUs 0-3 (96 of 192)
     pods = json.loads(write_demo_telemetry(tmp_path / "pods", seed=7)["expected"].read_text())["pods"]
-    (node,) = {row["resource_id"] for row in pods if row["namespace"] == "eval-llm"}
-    cluster = {
-        (row["day"], row["namespace"], row["pod"]): Decimal(row["held_gpu_hours"])
-        for row in pods
-        if row["resource_id"] == node
-    }
-    held: dict[str, Decimal] = defaultdict(Decimal)
-    for (day, _, _), hours in cluster.items():
-        held[day] += hours
-    allocation = query(
+    (cluster_node,) = {row["resource_id"] for row in pods if row["namespace"] == "eval-llm"}
+    (owned_node,) = {row["resource_id"] for row in pods if row["pod"] == "vllm-llama-3-1-70b-0"}
+    for node, full_day_unallocated in ((cluster_node, Decimal("54.5")), (owned_node, Decimal(96))):
+        cluster = {
+            (row["day"], row["namespace"], row["pod"]): Decimal(row["held_gpu_hours"])
+            for row in pods
+            if row["resource_id"] == node
+        }
+        held: dict[str, Decimal] = defaultdict(Decimal)
+        for (day, _, _), hours in cluster.items():
+            held[day] += hours
+        allocation = query(
+            home,
+            "select usage_date, allocation_type, namespace, pod, gpu_hours, allocated_cost "
+            f"from marts.fct_gpu_cost_allocation_daily where resource_id = '{node}'",
+        )
+        assert {(str(day), ns, pod): hours for day, kind, ns, pod, hours, _ in allocation if kind == "pod"} == cluster
+        bill = query(
+            home,
+            "select cast(ChargePeriodStart as date), sum(EffectiveCost), sum(x_gpu_hours) "
+            "from intermediate.int_billing__cost_lines "
+            f"where x_gpu_model is not null and ResourceId = '{node}' group by all",
+        )
+        assert bill and {str(day) for day, _, _ in bill} >= set(held)
+        for day, cost, gpu_hours in bill:
+            rows = [row for row in allocation if row[0] == day]
+            assert sum(row[5] for row in rows) == cost, day
+            assert all(row[5] == row[5].quantize(Decimal("0.01")) for row in rows if row[1] == "pod"), day
+            (unallocated,) = [row[4] for row in rows if row[1] == "unallocated"]
+            assert unallocated == gpu_hours - held[str(day)], day
+        assert full_day_unallocated in {row[4] for row in allocation if row[1] == "unallocated"}
+    # the owned server's model: a cost per million tokens every demo day on provider On-premises, its cost the pod's
+    # chargeback to the cent, and performance per euro of provider class owned
+    days = {row["day"] for row in ledger if row["resource_id"] == owned_node}
+    per_day = query(
         home,
-        "select usage_date, allocation_type, namespace, pod, gpu_hours, allocated_cost "
-        f"from marts.fct_gpu_cost_allocation_daily where resource_id = '{node}'",
+        "select cast(usage_date as varchar), provider_name, allocation_cost, cost_per_million_tokens "
+        "from marts.fct_inference_cost_per_million_tokens where model_name = 'Llama-3.1-70B-Instruct'",
     )
-    assert {(str(day), ns, pod): hours for day, kind, ns, pod, hours, _ in allocation if kind == "pod"} == cluster
-    bill = query(
+    assert {day for day, *_ in per_day} == days and len(per_day) == len(days)
+    assert {provider for _, provider, *_ in per_day} == {"On-premises"}
+    pod_cost = dict(
+        query(
+            home,
+            "select cast(usage_date as varchar), allocated_cost from marts.fct_gpu_cost_allocation_daily "
+            "where pod = 'vllm-llama-3-1-70b-0'",
+        )
+    )
+    assert all(cost == pod_cost[day] and per_million > 0 for day, _, cost, per_million in per_day)
+    classes = query(
         home,
-        "select cast(ChargePeriodStart as date), sum(EffectiveCost), sum(x_gpu_hours) "
-        "from intermediate.int_billing__cost_lines "
-        f"where x_gpu_model is not null and ResourceId = '{node}' group by all",
+        "select distinct provider_class from marts.fct_inference_performance_per_euro "
+        "where model_name = 'Llama-3.1-70B-Instruct'",
     )
-    assert bill and {str(day) for day, _, _ in bill} >= set(held)
-    for day, cost, gpu_hours in bill:
-        rows = [row for row in allocation if row[0] == day]
-        assert sum(row[5] for row in rows) == cost, day
-        assert all(row[5] == row[5].quantize(Decimal("0.01")) for row in rows if row[1] == "pod"), day
-        (unallocated,) = [row[4] for row in rows if row[1] == "unallocated"]
-        assert unallocated == gpu_hours - held[str(day)], day
-    assert Decimal("54.5") in {row[4] for row in allocation if row[1] == "unallocated"}
+    assert classes == [("owned",)]
 
 
 # --- the report and the docs site in a real browser, and marts checked against each other --------------------

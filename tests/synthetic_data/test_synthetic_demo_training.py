@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 from decimal import Decimal
+from itertools import pairwise
 from pathlib import Path
 
 import polars as pl
@@ -13,7 +14,8 @@ from pipelines.lib.settings import DBT_PROJECT_DIR
 from sources.training_jobs.skypilot import read_cost_report
 from sources.training_jobs.slurm import read_sacct_export
 from synthetic_data.demo_gpu_clouds import SERVERS
-from synthetic_data.demo_training import expected_runs, write_demo_training
+from synthetic_data.demo_telemetry import OWNED_FLEET, OWNED_SERVER, SERVING_PODS
+from synthetic_data.demo_training import expected_runs, slurm_allocations, write_demo_training
 
 
 def test_the_files_are_byte_identical_for_the_same_months(tmp_path: Path):
@@ -41,6 +43,27 @@ def test_the_readers_find_the_gpu_hours_the_generator_meant(tmp_path: Path):
     assert read == expected_runs()
     owned = {server.hostname.split(".")[0] for server in SERVERS}
     assert set(jobs["hosts"].to_list()) <= owned  # the owned cluster's servers
+
+
+def test_slurm_jobs_leave_the_owned_model_servers_gpus_alone(tmp_path: Path):
+    """gpu-ams1-01 lends GPUs to a Kubernetes model server all the time: the jobs the export shows there ask for no
+    more than the GPUs left, no two jobs share a server at once, and `slurm_allocations` (what that server's
+    telemetry draws) are the export's jobs."""
+    jobs = read_sacct_export(write_demo_training(tmp_path, start_month="2026-09", months=2)["slurm"])
+    jobs = jobs.filter(pl.col("gpus") > 0)
+    server = SERVERS[OWNED_SERVER]
+    lent = sum(gpus for fleet, _, _, _, gpus in SERVING_PODS if fleet == OWNED_FLEET)
+    on_server = jobs.filter(pl.col("hosts") == server.hostname.split(".")[0])
+    assert lent == 4 and on_server.height == 3
+    assert on_server["gpus"].max() <= server.gpu_count - lent
+    for _, group in jobs.group_by("hosts"):
+        spans = sorted(zip(group["started_at"], group["ended_at"], strict=True))
+        assert all(end <= start for (_, end), (start, _) in pairwise(spans)), spans
+    allocations = {
+        (SERVERS[index].hostname.split(".")[0], gpus, start.replace(tzinfo=None), end.replace(tzinfo=None))
+        for index, gpus, start, end in slurm_allocations("2026-09")
+    }
+    assert allocations == set(jobs.select("hosts", "gpus", "started_at", "ended_at").iter_rows())
 
 
 def test_the_planned_demo_run_is_in_the_seed_and_its_realized_mfu_is_plausible():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
+from datetime import datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
 
@@ -13,7 +14,10 @@ from pipelines.lib.ingest.telemetry import stored_responses
 from sources.telemetry import prometheus
 from sources.telemetry.host_map import read_host_map
 from sources.telemetry.nvidia_smi import read_nvidia_smi_log
+from sources.training_jobs.slurm import read_sacct_export
+from synthetic_data.demo_gpu_clouds import SERVERS
 from synthetic_data.demo_telemetry import write_demo_telemetry
+from synthetic_data.demo_training import write_demo_training
 
 
 def test_demo_telemetry_parses_and_matches_its_ledger(tmp_path: Path):
@@ -83,6 +87,38 @@ def test_demo_telemetry_parses_and_matches_its_ledger(tmp_path: Path):
     on_node = series_rows.filter(pl.col("resource") == node)
     assert on_node.filter(pl.col("gpu_index") == 7)["pod"].unique().to_list() == [None]
     assert on_node.filter(pl.col("pod").is_null())["gpu_index"].unique().sort().to_list() == [4, 5, 6, 7]
+    # the owned server: no providerID, the host map names its asset; one 4-GPU model server on GPUs 4-7 every day,
+    # GPUs 0-3 without pod labels, training (SM-active, after a first hour of loading) only while a Slurm job of the
+    # sacct export holds them, else idle
+    (server,) = [server for server in SERVERS if server.hostname.startswith("gpu-ams1-01.")]
+    owned = series_rows.filter(pl.col("resource") == server.asset_id)
+    assert owned["host"].unique().to_list() == ["gpu-ams1-01"] and owned["resource_id"].unique().to_list() == [None]
+    assert mapped["gpu-ams1-01"] == server.asset_id
+    served = owned.filter(pl.col("pod").is_not_null())
+    assert served.select("namespace", "pod").unique().rows() == [("inference", "vllm-llama-3-1-70b-0")]
+    assert served["gpu_index"].unique().sort().to_list() == [4, 5, 6, 7]
+    assert owned.filter(pl.col("pod").is_null())["gpu_index"].unique().sort().to_list() == [0, 1, 2, 3]
+    assert {
+        row["day"]: Decimal(row["held_gpu_hours"]) for row in ledger["pods"] if row["resource_id"] == server.asset_id
+    } == {f"2026-10-{day:02d}": Decimal(96) for day in range(1, 32)}
+    jobs = read_sacct_export(write_demo_training(tmp_path / "jobs", start_month="2026-10", months=1)["slurm"])
+    held = [
+        (row["started_at"], row["ended_at"], row["gpus"])
+        for row in jobs.filter(pl.col("hosts") == "gpu-ams1-01", pl.col("gpus") > 0).iter_rows(named=True)
+    ]
+    assert held, "the month has Slurm jobs on the server"
+    slurm_gpus = owned.filter(pl.col("metric") == "DCGM_FI_PROF_SM_ACTIVE", pl.col("pod").is_null())
+    busy = 0
+    for at, gpu, sm, seconds in slurm_gpus.select("sampled_at", "gpu_index", "value", "sample_seconds").iter_rows():
+        step_start = at.replace(tzinfo=None) - timedelta(seconds=seconds)
+        jobs = [start for start, end, gpus in held if start <= step_start < end and gpu < gpus]
+        if jobs and step_start >= jobs[0] + timedelta(hours=1):
+            assert sm >= Decimal("0.8"), (at, gpu, sm)
+            busy += seconds
+        elif not jobs:
+            assert sm <= Decimal("0.03"), (at, gpu, sm)
+    in_month = [(start, end, gpus) for start, end, gpus in held if end <= datetime(2026, 11, 1)]
+    assert busy == sum((end - start - timedelta(hours=1)).total_seconds() * gpus for start, end, gpus in in_month) > 0
     # same seed, same bytes
     again = write_demo_telemetry(tmp_path / "b", seed=3, start_month="2026-10", months=1)
     assert again["expected"].read_bytes() == written["expected"].read_bytes()

@@ -98,42 +98,43 @@ def print_summary(home: FinopsHome) -> None:
     print(table(["provider", "currency", "GPU spend", "GPU-hours", "per GPU-hour"], rows))
     if market:
         newest = market[0][0]
+        earlier = {(model, klass): (low, mid) for day, model, klass, low, mid, _ in market if day != newest}
         print(f"\nMarket price of an H100-hour (USD, cheapest / median), {newest} and 30 days earlier")
         print(
             table(
-                ["day", "pricing model", "provider class", "cheapest", "median", "offers"],
-                [[str(day), model, klass, money(low), money(mid), str(n)] for day, model, klass, low, mid, n in market],
+                ["pricing model", "provider class", "cheapest", "median", "offers", "30 days earlier"],
+                [
+                    [
+                        model,
+                        klass,
+                        money(low),
+                        money(mid),
+                        str(n),
+                        "-" if (model, klass) not in earlier else " / ".join(map(money, earlier[(model, klass)])),
+                    ]
+                    for day, model, klass, low, mid, n in market
+                    if day == newest
+                ],
             )
         )
     if inference:
         month, currency = inference[0][0], inference[0][3]
         print(
-            f"\nA million tokens of our own serving against the cheapest comparable API, {month:%B %Y} ({currency}; "
-            "break-even: million tokens a month on on-demand GPUs, at the GPU activity it needs)"
+            f"\nAI workloads, {month:%B %Y} ({currency} per million tokens: our serving against the cheapest "
+            "comparable API; break-even on on-demand GPUs, at the GPU activity it needs)"
         )
-        print(
-            table(
-                ["model", "GPU", "ours", "cheapest API", "API", "our tokens/month", "break-even"],
-                [
-                    [
-                        model,
-                        gpu or "-",
-                        "-" if ours is None else f"{ours:,.4f}",
-                        api,
-                        "-" if api_price is None else f"{api_price:,.4f}",
-                        f"{volume / 1_000_000:,.0f} M",
-                        "-" if even is None else f"{even / 1_000_000:,.0f} M at {activity:.0%}",
-                    ]
-                    for _, model, gpu, _, ours, api, api_price, volume, even, activity in inference
-                ],
+        for _, model, gpu, _, ours, api, api_price, volume, even, activity in inference:
+            needs = "-" if even is None else f"{even / 1_000_000:,.0f} M at {activity:.0%}"
+            print(
+                f"  {model} on {gpu or '-'}: {'-' if ours is None else f'{ours:,.4f}'} against {api} "
+                f"{'-' if api_price is None else f'{api_price:,.4f}'}; {volume / 1_000_000:,.0f} M tokens a month, "
+                f"break-even {needs}"
             )
-        )
     for run, hours, estimated_hours, currency, cost, estimated, mfu, planned_mfu in training:
         print(
-            f"\nPlanned training run {run}: {hours:,.0f} GPU-hours (estimate {estimated_hours or 0:,.0f}), "
+            f"  planned training run {run}: {hours:,.0f} GPU-hours (estimate {estimated_hours or 0:,.0f}), "
             f"{currency} {money(cost)} (estimate {money(estimated or 0)})"
             + ("" if mfu is None else f", MFU {mfu:.1%} (planned {planned_mfu:.1%})")
         )
     print(f"\nWarehouse: {home.warehouse}\nDocs site: {home.docs / 'index.html'}")
     print('Try: gpu-finops sql "select * from marts.fct_gpu_spend_daily limit 5"')
-    print('     gpu-finops sql "select * from marts.rpt_inference_cost_by_model"')

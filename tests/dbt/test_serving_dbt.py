@@ -109,6 +109,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> FinopsHome:
     env = os.environ | {"FINOPS_HOME": str(home.root)}
     build = subprocess.run(
         [DBT, "build", "--select", "+int_serving__token_increases_hourly", "--exclude", "test_type:unit",
+         "--indirect-selection", "cautious",
          "--target-path", str(tmp_path / "target"), "--log-path", str(tmp_path / "logs")],
         cwd=DBT_PROJECT_DIR, env=env, capture_output=True, text=True, check=False,
     )  # fmt: skip

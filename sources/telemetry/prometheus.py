@@ -4,7 +4,8 @@ One query per metric and window: `avg_over_time(METRIC[step])` for gauges (so a 
 of the step before it, not one scrape picked at random) and `increase(METRIC[step])` for the energy
 counter. Prometheus refuses more than 11,000 points per series, so a long range is split into
 windows that each stay under it. Every result series becomes rows of the long frame in
-`sources.telemetry.samples`, keyed by the GPU's `UUID` label (indexes change across reboots).
+`sources.telemetry.samples`, keyed by the GPU's `UUID` label (indexes change across reboots) and, under MIG, the
+slice's `GPU_I_ID` (with its `GPU_I_PROFILE`), since every slice of a GPU carries the parent's UUID.
 """
 
 from __future__ import annotations
@@ -156,6 +157,8 @@ def parse_query_range(payload: bytes, *, metric: str, step_seconds: int, source_
         "pod": [],
         "container": [],
         "resource_id": [],
+        "gpu_instance_id": [],
+        "gpu_instance_profile": [],
     }
     times: list[float] = []
     values: list[str] = []
@@ -179,7 +182,10 @@ def parse_query_range(payload: bytes, *, metric: str, step_seconds: int, source_
             "pod": labels.get("exported_pod") or labels.get("pod"),
             "container": labels.get("exported_container") or labels.get("container"),
             "resource_id": _resource_id(labels),
+            "gpu_instance_id": labels.get("GPU_I_ID") or None,
+            "gpu_instance_profile": labels.get("GPU_I_PROFILE") or None,
         }
+        _check_instance(row, number, metric, source_ref)
         for name, column in label_columns.items():
             column.extend([row[name]] * len(points))
     if not values:
@@ -195,13 +201,15 @@ def parse_query_range(payload: bytes, *, metric: str, step_seconds: int, source_
     missing_uuid = frame.filter(pl.col("gpu_uuid").is_null())
     if missing_uuid.height:
         raise PrometheusError(source_ref, f"a {metric} series has no UUID label: per-GPU metrics must keep it")
+    invalid = samples.invalid_reading(pl.lit(metric), as_float, pl.col("gpu_instance_id"))
     frame = frame.with_columns(
         sampled_at=pl.from_epoch((pl.col("unix") * 1_000_000).round().cast(pl.Int64), time_unit="us"),
         sample_seconds=pl.lit(step_seconds, dtype=pl.Int64),
         source=pl.lit(samples.SOURCE_PROMETHEUS),
         metric=pl.lit(metric),
         # NaN and ±Inf have no decimal: null, like a missing sample.
-        value=pl.when(as_float.is_finite() & (as_float.abs() < samples.MAX_ABS_VALUE))
+        value_invalid=invalid,
+        value=pl.when(as_float.is_finite() & (as_float.abs() < samples.MAX_ABS_VALUE) & ~invalid)
         .then(pl.col("raw_value").cast(samples.DECIMAL, strict=False))
         .otherwise(None),
         gpu_index=pl.col("gpu_index").cast(pl.Int64, strict=False),
@@ -228,6 +236,18 @@ def _keep_error(bodies: list[bytes], response: requests.Response, *args: Any, **
     """A requests response hook: keep an error answer's body, where Prometheus says what was wrong."""
     if response.status_code >= 400:
         bodies.append(response.content)
+
+
+def _check_instance(row: dict[str, str | None], number: int, metric: str, source_ref: str) -> None:
+    """A MIG slice's series names both its instance and its profile, and the profile is one DCGM writes."""
+    instance, profile = row["gpu_instance_id"], row["gpu_instance_profile"]
+    if (instance is None) != (profile is None):
+        given, missing = ("GPU_I_ID", "GPU_I_PROFILE") if profile is None else ("GPU_I_PROFILE", "GPU_I_ID")
+        raise PrometheusError(source_ref, f"{metric} series {number} has {given} without {missing}")
+    if profile is not None and not samples.MIG_PROFILE.match(profile):
+        raise PrometheusError(
+            source_ref, f"{metric} series {number}: GPU_I_PROFILE {profile!r} is not <g>g.<memory>gb (e.g. 3g.40gb)"
+        )
 
 
 def _resource_id(labels: dict[str, str]) -> str | None:

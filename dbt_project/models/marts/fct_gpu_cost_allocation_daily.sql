@@ -9,6 +9,11 @@
     billed days has rows, with or without pods. Team: the namespace's in the seed kubernetes_namespace_teams,
     where the dbt var kubernetes_namespace_team_overrides replaces or adds mappings for one run, e.g.
     dbt build --select fct_gpu_cost_allocation_daily --vars '{kubernetes_namespace_team_overrides: {notebooks: research}}'
+    Shared GPUs: a pod on a MIG slice holds the slice's share of the GPU (g/7 by default), pods time-slicing a
+    GPU split its samples evenly; each pod row names its rule (allocation_rule) and slice profile (mig_profile).
+    MIG slices no pod held and the unpartitioned rest of a MIG GPU (int_gpu_allocation__mig_idle_hourly) are
+    `idle_mig_slice` rows, one per node, day and profile (the remainder's with mig_profile null), priced like
+    the pods and left to the node's owner (node_team); the unallocated row still takes the remainder.
 -#}
 
 {%- set overrides = var('kubernetes_namespace_team_overrides', {}) or {} %}
@@ -17,7 +22,7 @@
 {%- endif %}
 {%- set grain = [
     'unioned.usage_date', 'unioned.resource_id', 'unioned.billing_currency', 'unioned.allocation_type',
-    'unioned.namespace', 'unioned.pod',
+    'unioned.namespace', 'unioned.pod', 'unioned.mig_profile',
 ] -%}
 
 with
@@ -84,16 +89,49 @@ pods as (
         sum(held_gpu_hours) as gpu_hours,
         sum(active_gpu_hours) as active_gpu_hours,
         max(case when is_time_sliced then 1 else 0 end) as is_time_sliced,
-        max(case when util_is_fallback then 1 else 0 end) as util_is_fallback
+        max(case when util_is_fallback then 1 else 0 end) as util_is_fallback,
+        max(gpu_instance_profile) as mig_profile,
+        -- the most specific rule of the pod's hours: a MIG slice, then time-slicing, then a whole GPU
+        coalesce(
+            max(case when gpu_instance_id is not null then allocation_rule end),
+            max(case when allocation_rule = 'time_sliced_equal' then allocation_rule end),
+            'whole_gpu'
+        ) as allocation_rule
     from pod_hours
     group by usage_date, resource_id, namespace, pod
 
 ),
 
+-- idle MIG slices per node, day and profile (the unpartitioned remainder: profile null)
+idle_slices as (
+
+    select
+        usage_date,
+        resource_id,
+        gpu_instance_profile as mig_profile,
+        allocation_rule,
+        count(distinct gpu_uuid) as gpus,
+        sum(idle_gpu_hours) as gpu_hours,
+        sum(active_gpu_hours) as active_gpu_hours
+    from {{ ref('int_gpu_allocation__mig_idle_hourly') }}
+    where resource_id is not null
+    group by usage_date, resource_id, gpu_instance_profile, allocation_rule
+
+),
+
+-- the GPU-hours pods and idle slices account for, per node and day
 node_held as (
 
-    select usage_date, resource_id, sum(gpu_hours) as held_gpu_hours, sum(active_gpu_hours) as active_gpu_hours
-    from pods
+    select
+        usage_date,
+        resource_id,
+        sum(gpu_hours) as held_gpu_hours,
+        sum(active_gpu_hours) as active_gpu_hours
+    from (
+        select usage_date, resource_id, gpu_hours, active_gpu_hours from pods
+        union all
+        select usage_date, resource_id, gpu_hours, active_gpu_hours from idle_slices
+    ) as accounted
     group by usage_date, resource_id
 
 ),
@@ -109,6 +147,8 @@ allocated as (
         pods.active_gpu_hours as pod_active_gpu_hours,
         pods.is_time_sliced,
         pods.util_is_fallback,
+        pods.mig_profile,
+        pods.allocation_rule,
         -- GPU-hours held share the GPU-hours paid for; should telemetry exceed the bill by a hair, they share what was
         -- paid. A day a usage reversal brings below zero GPU-hours refunds hours of another day: no pod held those.
         case when nodes.provisioned_gpu_hours >= 0 then
@@ -149,9 +189,61 @@ pod_rows as (
         provisioned_gpu_hours,
         effective_cost,
         provisioned_cost,
+        mig_profile,
+        allocation_rule,
         -- 12 decimals like the unallocated row's, so the union keeps the remainder's every decimal
         cast(coalesce(allocated_cost, 0) as decimal(38, 12)) as allocated_cost
     from allocated
+
+),
+
+-- idle slices are priced like the pods: the node's owner pays them, on their own rows
+idle_rows as (
+
+    select
+        nodes.usage_date,
+        nodes.provider_name,
+        nodes.resource_id,
+        nodes.host,
+        nodes.gpu_model,
+        nodes.billing_currency,
+        'idle_mig_slice' as allocation_type,
+        cast(null as {{ dbt.type_string() }}) as namespace,
+        cast(null as {{ dbt.type_string() }}) as pod,
+        nodes.node_team,
+        cast(idle_slices.gpus as bigint) as gpus,
+        idle_slices.gpu_hours,
+        idle_slices.active_gpu_hours,
+        false as is_time_sliced,
+        false as util_is_fallback,
+        nodes.provisioned_gpu_hours,
+        nodes.effective_cost,
+        nodes.provisioned_cost,
+        idle_slices.mig_profile,
+        idle_slices.allocation_rule,
+        cast(coalesce(
+            case when nodes.provisioned_gpu_hours >= 0 then
+                {{ decimal_divide(
+                    decimal_product(['nodes.provisioned_cost', 'idle_slices.gpu_hours']),
+                    'greatest(nodes.provisioned_gpu_hours, node_held.held_gpu_hours)',
+                    2,
+                ) }}
+            end, 0) as decimal(38, 12)) as allocated_cost
+    from nodes
+    inner join idle_slices
+        on nodes.usage_date = idle_slices.usage_date
+        and nodes.resource_id = idle_slices.resource_id
+    inner join node_held
+        on idle_slices.usage_date = node_held.usage_date
+        and idle_slices.resource_id = node_held.resource_id
+
+),
+
+charged_rows as (
+
+    select * from pod_rows
+    union all
+    select * from idle_rows
 
 ),
 
@@ -177,6 +269,8 @@ unallocated_rows as (
         nodes.provisioned_gpu_hours,
         nodes.effective_cost,
         nodes.provisioned_cost,
+        cast(null as {{ dbt.type_string() }}) as mig_profile,
+        cast(null as {{ dbt.type_string() }}) as allocation_rule,
         -- the remainder: the hours no pod held, the unused commitment and the pods' rounding
         cast(nodes.effective_cost - coalesce(pod_costs.allocated_cost, 0) as decimal(38, 12)) as allocated_cost
     from nodes
@@ -185,7 +279,7 @@ unallocated_rows as (
         and nodes.resource_id = node_held.resource_id
     left join (
         select usage_date, resource_id, billing_currency, sum(allocated_cost) as allocated_cost
-        from pod_rows
+        from charged_rows
         group by usage_date, resource_id, billing_currency
     ) as pod_costs
         on nodes.usage_date = pod_costs.usage_date
@@ -196,7 +290,7 @@ unallocated_rows as (
 
 unioned as (
 
-    select * from pod_rows
+    select * from charged_rows
     union all
     select * from unallocated_rows
 
@@ -225,6 +319,8 @@ final as (
         end as active_share,
         unioned.is_time_sliced,
         unioned.util_is_fallback,
+        cast(unioned.allocation_rule as {{ dbt.type_string() }}) as allocation_rule,
+        cast(unioned.mig_profile as {{ dbt.type_string() }}) as mig_profile,
         cast(unioned.provisioned_gpu_hours as decimal(38, 12)) as node_provisioned_gpu_hours,
         cast(unioned.effective_cost as decimal(38, 12)) as node_effective_cost,
         {{ per_gpu_hour('unioned.provisioned_cost', 'unioned.provisioned_gpu_hours', 6) }} as cost_per_gpu_hour,

@@ -313,3 +313,31 @@ def test_asset_is_skipped_not_failed_without_a_url_and_loads_a_recorded_range_in
     metadata = loaded.get_asset_materialization_events()[0].step_materialization_data.materialization.metadata
     assert metadata["days_loaded"].value == 2 and metadata["rows_loaded"].value == 4
     assert "2026-10-06: offline, and no recorded" in metadata["days_skipped"].value[0]
+
+
+MIG_UTIL = (FIXTURES / "query_range_mig_gpu_util.json").read_bytes()
+
+
+def test_mig_slices_keep_their_instance_and_gpu_util_sentinels_are_no_reading():
+    frame = prometheus.parse_query_range(MIG_UTIL, metric="DCGM_FI_DEV_GPU_UTIL", step_seconds=900, source_ref="mig")
+    by_series = {
+        (row["gpu_uuid"][-3:], row["gpu_instance_id"], row["gpu_instance_profile"], row["value_invalid"])
+        for row in frame.to_dicts()
+    }
+    # the parent's 9223372036854775794 and the slice's 100 (GPU_UTIL is not valid under MIG) are flagged, not kept
+    assert by_series == {("e50", None, None, True), ("e50", "1", "3g.40gb", True), ("e51", None, None, False)}
+    assert frame.filter(frame["value_invalid"])["value"].null_count() == frame["value_invalid"].sum() == 2 * 96
+    assert set(frame.filter(~frame["value_invalid"])["value"].to_list()) == {Decimal(50), Decimal(0)}
+
+
+@pytest.mark.parametrize(
+    ("labels", "reason"),
+    [
+        ({"GPU_I_ID": "1"}, "series 0 has GPU_I_ID without GPU_I_PROFILE"),
+        ({"GPU_I_ID": "1", "GPU_I_PROFILE": "MIG 3g"}, "series 0: GPU_I_PROFILE 'MIG 3g' is not <g>g.<memory>gb"),
+    ],
+)
+def test_a_slice_without_a_readable_profile_is_rejected_naming_the_series(labels: dict[str, str], reason: str):
+    payload = prometheus.matrix_payload([({"UUID": "GPU-1", "Hostname": "h"} | labels, [(1791159300, "0.5")])])
+    with pytest.raises(PrometheusError, match=reason):
+        prometheus.parse_query_range(payload, metric="DCGM_FI_PROF_GR_ENGINE_ACTIVE", step_seconds=900, source_ref="x")

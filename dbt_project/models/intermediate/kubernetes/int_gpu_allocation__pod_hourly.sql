@@ -1,27 +1,37 @@
 {#-
-    The GPU-hours each Kubernetes pod held, per pod, GPU and UTC hour, from the DCGM exporter's pod labels
-    (namespace, pod, container: `exported_*` already coalesced at load). A pod holds a GPU for the seconds its
-    series has samples. dcgm-exporter writes one series per (GPU, pod), so pods sharing a GPU by time-slicing
-    each carry the device's same sample: the seconds of such a sample are split evenly between the pods holding
-    it, so a GPU-hour is never counted more than once, and the active ratio is the device's, attributed by those
-    seconds (per device, never summed per pod). Samples without pod labels are unattributed: they stay out of
-    this model and are the node's unallocated GPU-hours in fct_gpu_cost_allocation_daily, not idle ones.
+    The GPU-hours each Kubernetes pod held, per pod, GPU (and MIG slice) and UTC hour, from the DCGM exporter's
+    pod labels (namespace, pod, container: `exported_*` already coalesced at load). A pod holds a GPU, or a MIG
+    slice of it, for the seconds its series has samples, times the share of the GPU it holds, by a written rule
+    on each row (allocation_rule):
+    - whole_gpu: the pod alone on a whole GPU, share 1;
+    - time_sliced_equal: pods sharing a whole GPU by time-slicing or MPS (`nvidia.com/gpu.shared`) each carry the
+      device's same sample (one series per GPU and pod): its seconds are split evenly between them, so a
+      GPU-hour is never counted twice; the active ratio is the device's, never summed per pod;
+    - mig_compute_share / mig_memory_share: the pod holds a MIG slice (`nvidia.com/mig-<g>g.<mem>gb`, series
+      labelled GPU_I_ID and GPU_I_PROFILE under the parent UUID), whose share of the GPU is g/7 or its memory
+      share (var mig_slice_share); pods time-slicing one slice split its seconds evenly too. The active ratio
+      is the slice's own GR_ENGINE_ACTIVE (GPU_UTIL is not valid under MIG), so held × active is in GPU-hours
+      of the parent.
+    Samples without pod labels are unattributed: they stay out of this model; on a whole GPU they are the
+    node's unallocated GPU-hours in fct_gpu_cost_allocation_daily, on a MIG slice idle slice-hours
+    (int_gpu_allocation__mig_idle_hourly).
 -#}
 
 with
 
--- one row per GPU, sample time and pod: each metric's series carries the same pod labels
+-- one row per GPU (slice), sample time and pod: each metric's series carries the same pod labels
 pod_samples as (
 
     select
         gpu_uuid,
+        gpu_instance_id,
         sampled_at,
         namespace,
         pod,
         max(container) as container
     from {{ ref('stg_telemetry__prometheus_gpu_samples') }}
     where pod is not null
-    group by gpu_uuid, sampled_at, namespace, pod
+    group by gpu_uuid, gpu_instance_id, sampled_at, namespace, pod
 
 ),
 
@@ -42,6 +52,9 @@ joined as (
 
     select
         pod_samples.gpu_uuid,
+        pod_samples.gpu_instance_id,
+        device_samples.gpu_instance_profile,
+        coalesce(device_samples.slice_share, 1) as gpu_share,
         pod_samples.namespace,
         pod_samples.pod,
         pod_samples.container,
@@ -49,20 +62,26 @@ joined as (
         device_samples.sample_seconds,
         device_samples.gr_engine_active,
         device_samples.gpu_util_percent,
-        count(*) over (partition by pod_samples.gpu_uuid, pod_samples.sampled_at) as pods_on_gpu
+        count(*) over (
+            partition by pod_samples.gpu_uuid, pod_samples.gpu_instance_id, pod_samples.sampled_at
+        ) as pods_on_gpu
     from pod_samples
     inner join device_samples
         on pod_samples.gpu_uuid = device_samples.gpu_uuid
         and pod_samples.sampled_at = device_samples.sampled_at
+        and (
+            pod_samples.gpu_instance_id = device_samples.gpu_instance_id
+            or (pod_samples.gpu_instance_id is null and device_samples.gpu_instance_id is null)
+        )
 
 ),
 
--- a sample several pods hold (time-slicing) is split evenly between them
+-- a sample several pods hold (time-slicing) is split evenly between them; a slice gives its share of the GPU
 shared as (
 
     select
         joined.*,
-        {{ decimal_divide('sample_seconds', 'pods_on_gpu', 12) }} as held_seconds,
+        {{ decimal_divide(decimal_product(['sample_seconds', 'gpu_share']), 'pods_on_gpu', 12) }} as held_seconds,
         {{ telemetry_active_ratio('gr_engine_active', 'gpu_util_percent') }} as active_ratio,
         case when {{ telemetry_active_is_fallback('gr_engine_active', 'gpu_util_percent') }} then 1 else 0 end
             as used_fallback
@@ -75,9 +94,12 @@ held as (
     select
         hour_start,
         gpu_uuid,
+        gpu_instance_id,
         namespace,
         pod,
         max(container) as container,
+        max(gpu_instance_profile) as gpu_instance_profile,
+        max(gpu_share) as gpu_share,
         count(*) as sample_count,
         max(pods_on_gpu) as max_pods_on_gpu,
         sum(held_seconds) as held_seconds,
@@ -85,7 +107,7 @@ held as (
         sum(case when active_ratio is not null then held_seconds end) as active_seconds,
         max(used_fallback) as used_fallback
     from shared
-    group by hour_start, gpu_uuid, namespace, pod
+    group by hour_start, gpu_uuid, gpu_instance_id, namespace, pod
 
 ),
 
@@ -98,6 +120,14 @@ final as (
         gpu_hours.host,
         gpu_hours.gpu_model,
         held.gpu_uuid,
+        held.gpu_instance_id,
+        held.gpu_instance_profile,
+        held.gpu_share,
+        case
+            when held.gpu_instance_id is not null then {{ mig_slice_rule() }}
+            when held.max_pods_on_gpu > 1 then 'time_sliced_equal'
+            else 'whole_gpu'
+        end as allocation_rule,
         held.namespace,
         held.pod,
         held.container,

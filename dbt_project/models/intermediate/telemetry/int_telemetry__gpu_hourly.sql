@@ -7,13 +7,65 @@
     hour with 10 minutes of samples counts as 1/6 of a GPU-hour observed, never as a full one.
     The billed resource comes from the metric labels, else from the user's host map for that day.
     A GPU seen by both DCGM and nvidia-smi in an hour keeps DCGM's row only.
+    A GPU split into MIG slices is one GPU here: at each sample its active (and SM-, tensor-active) ratio
+    is the slice-weighted sum Σ share × slice ratio (each slice's ratio clamped to 0–1; the unpartitioned
+    remainder counts as inactive), its GPU_UTIL is never used (not valid under MIG), and its power and
+    energy are the parent's device-level readings. util_invalid_samples counts the GPU_UTIL sentinels seen.
 -#}
 
 with
 
-samples as (
+instance_samples as (
 
     select * from {{ ref('int_telemetry__gpu_samples') }}
+
+),
+
+-- one row per GPU and sample time: a MIG GPU's slices (and its device-level row) made one
+samples as (
+
+    select
+        telemetry_source,
+        host,
+        gpu_uuid,
+        sampled_at,
+        max(sample_seconds) as sample_seconds,
+        max(hour_start) as hour_start,
+        max(gpu_index) as gpu_index,
+        max(gpu_model_name) as gpu_model_name,
+        max(namespace) as namespace,
+        max(pod) as pod,
+        max(resource_id_label) as resource_id_label,
+        count(gpu_instance_id) as mig_slices,
+        case when count(gpu_instance_id) = 0 then max(gr_engine_active) else
+            sum({{ decimal_product(['slice_share', 'case when gr_engine_active is not null then least(greatest(gr_engine_active, 0), 1) end']) }})
+        end as gr_engine_active,
+        case when count(gpu_instance_id) = 0 then max(sm_active) else
+            sum({{ decimal_product(['slice_share', 'case when sm_active is not null then least(greatest(sm_active, 0), 1) end']) }})
+        end as sm_active,
+        case when count(gpu_instance_id) = 0 then max(tensor_active) else
+            sum({{ decimal_product(['slice_share', 'case when tensor_active is not null then least(greatest(tensor_active, 0), 1) end']) }})
+        end as tensor_active,
+        -- GPU_UTIL is not valid under MIG, whatever number the parent's series shows
+        case when count(gpu_instance_id) = 0 then max(gpu_util_percent) end as gpu_util_percent,
+        coalesce(
+            max(case when gpu_instance_id is null then fb_used_mib end),
+            sum(case when gpu_instance_id is not null then fb_used_mib end)
+        ) as fb_used_mib,
+        max(case when gpu_instance_id is null then power_w end) as power_w,
+        max(case when gpu_instance_id is null then energy_mj end) as energy_mj,
+        sum(case when util_invalid then 1 else 0 end) as util_invalid,
+        max(
+            case
+                when gpu_instance_id is not null
+                    and (gr_engine_active > 1 or gr_engine_active < 0 or sm_active > 1 or sm_active < 0
+                        or tensor_active > 1 or tensor_active < 0)
+                    then 1
+                else 0
+            end
+        ) as slice_out_of_range
+    from instance_samples
+    group by telemetry_source, host, gpu_uuid, sampled_at
 
 ),
 
@@ -50,6 +102,7 @@ sample_ratios as (
                 or sm_active > 1 or sm_active < 0
                 or tensor_active > 1 or tensor_active < 0
                 or gpu_util_ratio > 1 or gpu_util_ratio < 0
+                or slice_out_of_range = 1
                 then 1
             else 0
         end as out_of_range
@@ -96,7 +149,9 @@ hourly as (
         sum(case when power_w is not null then sample_seconds end) as power_seconds,
         sum(energy_mj) as energy_mj,
         max(used_fallback) as used_fallback,
-        max(out_of_range) as out_of_range
+        max(out_of_range) as out_of_range,
+        max(mig_slices) as mig_slices,
+        sum(util_invalid) as util_invalid_samples
     from clamped
     group by hour_start, usage_date, telemetry_source, host, gpu_uuid
 
@@ -181,6 +236,8 @@ final as (
         sm_active_ratio,
         tensor_active_ratio,
         out_of_range = 1 as ratio_clamped,
+        cast(mig_slices as bigint) as mig_slices,
+        cast(util_invalid_samples as bigint) as util_invalid_samples,
         memory_used_mib,
         power_w,
         energy_kwh,

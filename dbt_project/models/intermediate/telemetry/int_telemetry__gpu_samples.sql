@@ -4,13 +4,18 @@
     `sampled_at`, so it belongs to the hour its interval starts in. When two loads hold the same
     GPU, metric and time (overlapping log files), the later load wins: nothing is counted twice.
     Values stay in their source units here; int_telemetry__gpu_hourly normalises ratios.
+    Under MIG every slice (GPU instance) has its own series under the parent's UUID: a sample is keyed by
+    GPU *and* gpu_instance_id (null for a whole GPU and for the parent's device-level metrics, power and
+    energy), so slices never collide, and each slice carries its share of the GPU (macro mig_slice_share:
+    g/7 by default). A value the loader recognised as a DCGM sentinel (value_invalid, e.g. GPU_UTIL under
+    MIG) is null and counted in util_invalid, never averaged in.
     A table: samples are the largest input in the warehouse, and the tests and the hourly roll-up
     would otherwise each repeat the de-duplication and pivot.
 -#}
 
 {%- set sample_columns = [
     'source', 'host', 'gpu_uuid', 'gpu_index', 'gpu_model_name', 'metric', 'value', 'namespace', 'pod',
-    'resource_id', 'sampled_at', 'sample_seconds',
+    'resource_id', 'gpu_instance_id', 'gpu_instance_profile', 'value_invalid', 'sampled_at', 'sample_seconds',
 ] %}
 
 with
@@ -29,7 +34,7 @@ nvidia_smi as (
     select
         {{ sample_columns | join(', ') }},
         row_number() over (
-            partition by host, gpu_uuid, metric, sampled_at
+            partition by host, gpu_uuid, gpu_instance_id, metric, sampled_at
             order by x_ingested_at desc, x_load_id desc
         ) as load_rank
     from {{ ref('stg_telemetry__nvidia_smi_gpu_samples') }}
@@ -51,7 +56,9 @@ pivoted as (
         source as telemetry_source,
         host,
         gpu_uuid,
+        gpu_instance_id,
         sampled_at,
+        max(gpu_instance_profile) as gpu_instance_profile,
         max(sample_seconds) as sample_seconds,
         max(gpu_index) as gpu_index,
         max(gpu_model_name) as gpu_model_name,
@@ -64,18 +71,40 @@ pivoted as (
         max(case when metric = 'DCGM_FI_DEV_GPU_UTIL' then value end) as gpu_util_percent,
         max(case when metric = 'DCGM_FI_DEV_FB_USED' then value end) as fb_used_mib,
         max(case when metric = 'DCGM_FI_DEV_POWER_USAGE' then value end) as power_w,
-        max(case when metric = 'DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION' then value end) as energy_mj
+        max(case when metric = 'DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION' then value end) as energy_mj,
+        sum(case when metric = 'DCGM_FI_DEV_GPU_UTIL' and value_invalid then 1 else 0 end) as util_invalid
     from latest
-    group by source, host, gpu_uuid, sampled_at
+    group by source, host, gpu_uuid, gpu_instance_id, sampled_at
+
+),
+
+gpu_model_names as (
+
+    {{ gpu_model_lookup() }}
+
+),
+
+-- the GPU's memory, for the memory-share rule (var mig_slice_share: memory)
+gpu_memory as (
+
+    select gpu_model_names.gpu_model_key, gpu_models.memory_gb_per_gpu
+    from gpu_model_names
+    inner join {{ ref('gpu_models') }} as gpu_models
+        on gpu_model_names.gpu_model = gpu_models.gpu_model
 
 ),
 
 final as (
 
     select
-        telemetry_source,
-        host,
-        gpu_uuid,
+        pivoted.telemetry_source,
+        pivoted.host,
+        pivoted.gpu_uuid,
+        pivoted.gpu_instance_id,
+        pivoted.gpu_instance_profile,
+        case when pivoted.gpu_instance_id is not null then
+            {{ mig_slice_share('pivoted.gpu_instance_profile', 'gpu_memory.memory_gb_per_gpu') }}
+        end as slice_share,
         gpu_index,
         gpu_model_name,
         namespace,
@@ -90,8 +119,11 @@ final as (
         gpu_util_percent,
         fb_used_mib,
         power_w,
-        energy_mj
+        energy_mj,
+        util_invalid > 0 as util_invalid
     from pivoted
+    left join gpu_memory
+        on {{ gpu_model_key('pivoted.gpu_model_name') }} = gpu_memory.gpu_model_key
 
 )
 

@@ -32,8 +32,13 @@ the Slurm jobs' (`demo_training.slurm_allocations`), series without pod labels.
 The p4d-eval node is the demo's Kubernetes cluster: its exporter maps pods to GPUs, so its series carry
 the pod that holds each GPU (`KUBERNETES_PODS`, the same schedule every UTC day), one series per GPU and
 pod, and a GPU no pod holds has a series without pod labels. GPUs 0-3 run one 4-GPU pod all day, pods on
-GPUs 4-6 start and stop within the day, two pods share GPU 6 by time-slicing from 13:30 to 14:00, and no
-pod ever holds GPU 7. The metric values are the node's as before: only the labels tell the pods apart.
+GPUs 4-6 start and stop within the day, two pods share GPU 6 by time-slicing from 13:30 to 14:00. GPU 7 is
+split into MIG slices (`MIG_SLICES`: 3g.20gb, 1g.5gb, 1g.5gb of an A100 40GB; 2/7 unpartitioned), each its own
+series under the parent's UUID with `GPU_I_ID` and `GPU_I_PROFILE` for the profiling metrics, the pods of
+`KUBERNETES_MIG_PODS` on them, one 1g.5gb slice never held; the parent's own series carries the device-level
+metrics (memory, power) and DCGM's GPU_UTIL sentinel, as under MIG. Every slice reports the GPU's generated
+values, so the GPU's active ratio is 5/7 of them. The metric values are the node's as before: only the labels
+tell the pods apart.
 
 `expected_utilization.json` is the generator's own ledger, per UTC day and instance: GPU-hours with
 telemetry, active GPU-hours (GR-engine, else GPU-util / 100) and effective GPU-hours (SM-active; none
@@ -53,7 +58,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
 from sources.telemetry import samples
@@ -97,7 +102,27 @@ KUBERNETES_PODS = (
     (6, "notebooks", "nb-bob", "jupyter", 810, 960),
 )
 """The demo cluster's pods; `dbt_project/seeds/kubernetes_namespace_teams.csv` maps eval-llm and eval-vision to
-teams and leaves notebooks without one. GPU 7 is never held."""
+teams and leaves notebooks without one. GPU 7 is split into MIG slices (`MIG_SLICES`)."""
+MIG_GPU = 7
+MIG_SLICES = (("1", "3g.20gb"), ("2", "1g.5gb"), ("3", "1g.5gb"))
+"""GPU 7 of the demo cluster: (GPU_I_ID, GPU_I_PROFILE), A100 40GB profiles."""
+KUBERNETES_MIG_PODS = (
+    # (slice GPU_I_ID, namespace, pod, container, from, to): UTC minutes, whole hours
+    ("1", "eval-llm", "llm-judge-0", "judge", 0, 1440),
+    ("2", "notebooks", "nb-carol", "jupyter", 600, 1020),
+)
+"""Pods holding MIG slices (`nvidia.com/mig-3g.20gb`, `nvidia.com/mig-1g.5gb`); slice 3 is never held."""
+MIG_SENTINEL = "9223372036854775794"
+"""What DCGM reports for DCGM_FI_DEV_GPU_UTIL on a GPU in MIG mode (not supported)."""
+MIG_SLICE_METRICS = frozenset({samples.SM_ACTIVE, samples.GR_ENGINE_ACTIVE, samples.TENSOR_ACTIVE})
+"""The profiling metrics DCGM reports per slice; the others stay on the parent GPU's series."""
+
+
+def mig_share(profile: str) -> Decimal:
+    """A slice's share of its GPU as the models compute it: g/7 to 12 decimals, half away from zero."""
+    return (Decimal(profile.split("g.")[0]) / 7).quantize(Decimal("1e-12"), ROUND_HALF_UP)
+
+
 SERVING_FLEET = "p5-chat"
 OWNED_SERVER = 1
 """Index into `demo_gpu_clouds.SERVERS`: gpu-ams1-01, the inference team's server, the one with telemetry."""
@@ -294,6 +319,49 @@ def _pods_at(host: GpuHost, gpu: int, moment: int) -> list[tuple[str, str, str]]
     ]
 
 
+def _is_mig(host: GpuHost, gpu: int) -> bool:
+    return host.fleet == KUBERNETES_FLEET and gpu == MIG_GPU
+
+
+def _slice_pods_at(instance: str, moment: int) -> list[tuple[str, str, str]]:
+    """(namespace, pod, container) of the pods holding a MIG slice in the step starting at `moment`."""
+    minute = moment % 86400 // 60
+    return [
+        (namespace, pod, container)
+        for held, namespace, pod, container, begin, end in KUBERNETES_MIG_PODS
+        if held == instance and begin <= minute < end
+    ]
+
+
+def _mig_series(
+    labels: dict[str, str], points: list[Sample], step: int, texts: dict[str, list[str]]
+) -> list[tuple[str, dict[str, str], list[tuple[int, str]]]]:
+    """A MIG GPU's day as the exporter writes it: (metric, labels, points). The profiling metrics per slice, one
+    series per pod holding it and one without pod labels while none does; the other metrics on the parent, with
+    GPU_UTIL as DCGM's sentinel."""
+    result = []
+    labels = {
+        key: value for key, value in labels.items() if key not in ("exported_namespace", "exported_pod", "container")
+    }
+    pod_keys = ("exported_namespace", "exported_pod", "exported_container")
+    for instance, profile in MIG_SLICES:
+        by_pod: dict[tuple[str, str, str] | None, list[int]] = defaultdict(list)
+        for position, sample in enumerate(points):
+            for held in _slice_pods_at(instance, sample.at - step) or [None]:
+                by_pod[held].append(position)
+        for held, positions in by_pod.items():
+            slice_labels = labels | {"GPU_I_ID": instance, "GPU_I_PROFILE": profile}
+            if held is not None:
+                slice_labels |= dict(zip(pod_keys, held, strict=True))
+            for metric in sorted(MIG_SLICE_METRICS & texts.keys()):
+                result.append((metric, slice_labels, [(points[p].at, texts[metric][p]) for p in positions]))
+    for metric, values in texts.items():
+        if metric not in MIG_SLICE_METRICS:
+            shown = [MIG_SENTINEL] * len(values) if metric == samples.GPU_UTIL else values
+            result.append((metric, labels, [(sample.at, value) for sample, value in zip(points, shown, strict=True)]))
+    return result
+
+
 def _series_by_pods(
     host: GpuHost, gpu: int, labels: dict[str, str], points: list[Sample], step: int
 ) -> list[tuple[dict[str, str], list[int]]]:
@@ -353,12 +421,22 @@ def write_demo_telemetry(
                 by_day[day_number].append(sample)
                 day_sums = sums[day_number]
                 day_sums[0] += step
-                day_sums[1] += _active_units(host, sample) * step
+                # a MIG GPU is as busy as the slice-weighted sum of its slices, each reporting the GPU's values
+                weight = sum(mig_share(profile) for _, profile in MIG_SLICES) if _is_mig(host, gpu) else 1
+                day_sums[1] += _active_units(host, sample) * step * weight
                 if host.via == samples.SOURCE_PROMETHEUS:  # nvidia-smi has no SM-active
-                    day_sums[2] += sample.sm * step
-                held = _pods_at(host, gpu, sample.at - step)
-                for namespace, pod, _ in held:
-                    pod_seconds[(day_number, host.resource_id, namespace, pod)] += Decimal(step) / len(held)
+                    day_sums[2] += sample.sm * step * weight
+                holders = (
+                    [
+                        (_slice_pods_at(instance, sample.at - step), mig_share(profile))
+                        for instance, profile in MIG_SLICES
+                    ]
+                    if _is_mig(host, gpu)
+                    else [(_pods_at(host, gpu, sample.at - step), Decimal(1))]
+                )
+                for held, share in holders:
+                    for namespace, pod, _ in held:
+                        pod_seconds[(day_number, host.resource_id, namespace, pod)] += Decimal(step) * share / len(held)
                 if host.via == samples.SOURCE_NVIDIA_SMI:
                     moment = datetime.fromtimestamp(sample.at, UTC)
                     smi_rows[(host.host, moment.strftime("%Y-%m"))].append(
@@ -391,6 +469,10 @@ def write_demo_telemetry(
                 }
                 if host.gpu_model not in NO_GR_ENGINE_MODELS:
                     texts[samples.GR_ENGINE_ACTIVE] = [_ratio(sample.gr) for sample in points]
+                if _is_mig(host, gpu):
+                    for metric, series_labels, kept in _mig_series(labels, points, step, texts):
+                        series[(day, metric)].append((series_labels, kept))
+                    continue
                 for series_labels, positions in _series_by_pods(host, gpu, labels, points, step):
                     for metric, values in texts.items():
                         kept = [(points[position].at, values[position]) for position in positions]

@@ -16,7 +16,7 @@ from sources.telemetry.host_map import read_host_map
 from sources.telemetry.nvidia_smi import read_nvidia_smi_log
 from sources.training_jobs.slurm import read_sacct_export
 from synthetic_data.demo_gpu_clouds import SERVERS
-from synthetic_data.demo_telemetry import write_demo_telemetry
+from synthetic_data.demo_telemetry import MIG_SENTINEL, MIG_SLICES, mig_share, write_demo_telemetry
 from synthetic_data.demo_training import write_demo_training
 
 
@@ -34,8 +34,16 @@ def test_demo_telemetry_parses_and_matches_its_ledger(tmp_path: Path):
     series_rows = pl.concat(frames).with_columns(
         resource=pl.coalesce("resource_id", pl.col("host").replace_strict(mapped, default=None))
     )
-    # the cluster's GPU shared by two pods has one series per pod: the same sample twice, once per pod
-    samples = series_rows.unique(subset=["gpu_uuid", "metric", "sampled_at"], keep="first", maintain_order=True)
+    # the cluster's GPU shared by two pods has one series per pod: the same sample twice, once per pod; the MIG GPU's
+    # slices are series of their own under the parent's UUID
+    samples = series_rows.unique(
+        subset=["gpu_uuid", "gpu_instance_id", "metric", "sampled_at"], keep="first", maintain_order=True
+    )
+    shares = {profile: mig_share(profile) for _, profile in MIG_SLICES}
+    # a slice weighs its share of the GPU (g/7 to 12 decimals, as the models compute it), a whole GPU 1
+    share = pl.col("gpu_instance_profile").replace_strict(shares, default=1, return_dtype=pl.Decimal(38, 12))
+    series_rows = series_rows.with_columns(share=share)
+    samples = samples.with_columns(share=share)
     assert series_rows.height - samples.height == 2 * 6 * 31  # 2 shared 15-minute steps a day, 6 metrics, 31 days
     assert samples.filter(pl.col("resource").is_null()).is_empty(), "every host names its billed instance"
     # per day and instance: observed seconds, and SM-active x seconds, from the parsed samples
@@ -44,17 +52,17 @@ def test_demo_telemetry_parses_and_matches_its_ledger(tmp_path: Path):
     effective: dict[tuple[str, str], Decimal] = defaultdict(Decimal)
     active: dict[tuple[str, str], Decimal] = defaultdict(Decimal)
     reports_gr = set(samples.filter(pl.col("metric") == "DCGM_FI_PROF_GR_ENGINE_ACTIVE")["gpu_uuid"])
-    for day, resource, uuid, metric, value, seconds in samples.select(
-        pl.col("sample_date").cast(pl.String), "resource", "gpu_uuid", "metric", "value", "sample_seconds"
+    for day, resource, uuid, metric, value, seconds, weight in samples.select(
+        pl.col("sample_date").cast(pl.String), "resource", "gpu_uuid", "metric", "value", "sample_seconds", "share"
     ).iter_rows():
         if metric == "DCGM_FI_DEV_GPU_UTIL":
             observed[(day, resource)] += seconds
             if uuid not in reports_gr:
                 active[(day, resource)] += value / 100 * seconds
         if metric == "DCGM_FI_PROF_GR_ENGINE_ACTIVE":
-            active[(day, resource)] += value * seconds
+            active[(day, resource)] += value * seconds * weight
         if metric == "DCGM_FI_PROF_SM_ACTIVE":
-            effective[(day, resource)] += value * seconds
+            effective[(day, resource)] += value * seconds * weight
     assert {(row["day"], row["resource_id"]) for row in rows} == set(observed)
     for row in rows:
         key = (row["day"], row["resource_id"])
@@ -64,28 +72,47 @@ def test_demo_telemetry_parses_and_matches_its_ledger(tmp_path: Path):
     # H100 nodes export no GR_ENGINE_ACTIVE (the fallback case); the A100 nodes do
     models = samples.filter(pl.col("metric") == "DCGM_FI_PROF_GR_ENGINE_ACTIVE")["gpu_model_name"].unique().to_list()
     assert models == ["NVIDIA A100-SXM4-40GB"]
-    # the cluster's pods: per day, GPU-seconds held from the series' pod labels, a step shared by two pods half each
+    # the cluster's pods: per day, GPU-seconds held from the series' pod labels, a step shared by two pods half each,
+    # a MIG slice's step its share
     held: dict[tuple[str, str, str, str], Decimal] = defaultdict(Decimal)
-    pod_rows = series_rows.filter(pl.col("metric") == "DCGM_FI_DEV_GPU_UTIL", pl.col("pod").is_not_null())
-    sharing = pod_rows.group_by("gpu_uuid", "sampled_at").agg(pods=pl.len())
-    for day, resource, namespace, pod, seconds, pods in (
-        pod_rows.join(sharing, on=["gpu_uuid", "sampled_at"])
-        .select(pl.col("sample_date").cast(pl.String), "resource", "namespace", "pod", "sample_seconds", "pods")
+    pod_rows = series_rows.filter(pl.col("metric") == "DCGM_FI_PROF_SM_ACTIVE", pl.col("pod").is_not_null())
+    sharing = pod_rows.group_by("gpu_uuid", "gpu_instance_id", "sampled_at").agg(pods=pl.len())
+    for day, resource, namespace, pod, seconds, pods, weight in (
+        pod_rows.join(sharing, on=["gpu_uuid", "gpu_instance_id", "sampled_at"], nulls_equal=True)
+        .select(
+            pl.col("sample_date").cast(pl.String), "resource", "namespace", "pod", "sample_seconds", "pods", "share"
+        )
         .iter_rows()
     ):
-        held[(day, resource, namespace, pod)] += Decimal(seconds) / pods
+        held[(day, resource, namespace, pod)] += Decimal(seconds) * weight / pods
     assert {
         (row["day"], row["resource_id"], row["namespace"], row["pod"]): Decimal(row["held_gpu_hours"])
         for row in ledger["pods"]
     } == {key: seconds / 3600 for key, seconds in held.items()}
     # the demo cluster (the eval-llm namespace's node) on a full day: 4 GPUs of llm-eval-0, 21.5 hours on GPU 4, 10 on
-    # GPU 5, 10 shared on GPU 6, none on GPU 7, whose only series has no pod labels
+    # GPU 5, 10 shared on GPU 6; on GPU 7's MIG slices llm-judge-0 24 hours of the 3g.20gb, nb-carol 7 of a 1g.5gb
     (node,) = series_rows.filter(pl.col("namespace") == "eval-llm")["resource"].unique()
     full_day = [row for row in ledger["pods"] if (row["day"], row["resource_id"]) == ("2026-10-15", node)]
-    assert sum(Decimal(row["held_gpu_hours"]) for row in full_day) == 4 * 24 + Decimal("21.5") + 10 + 10
+    assert sum(Decimal(row["held_gpu_hours"]) for row in full_day) == (
+        4 * 24 + Decimal("21.5") + 10 + 10 + 24 * shares["3g.20gb"] + 7 * shares["1g.5gb"]
+    )
     assert {row["namespace"] for row in full_day} == {"eval-llm", "eval-vision", "notebooks"}
     on_node = series_rows.filter(pl.col("resource") == node)
-    assert on_node.filter(pl.col("gpu_index") == 7)["pod"].unique().to_list() == [None]
+    mig = on_node.filter(pl.col("gpu_index") == 7)
+    assert mig.filter(pl.col("pod").is_not_null()).select("gpu_instance_profile", "pod").unique().sort(
+        "pod"
+    ).rows() == [
+        ("3g.20gb", "llm-judge-0"),
+        ("1g.5gb", "nb-carol"),
+    ]
+    # under MIG the parent's GPU_UTIL is DCGM's sentinel: loaded as no reading
+    util = mig.filter(pl.col("metric") == "DCGM_FI_DEV_GPU_UTIL")
+    assert util["value_invalid"].all() and util["value"].null_count() == util.height > 0 and MIG_SENTINEL
+    assert set(mig.filter(pl.col("gpu_instance_id").is_not_null())["metric"]) == {
+        "DCGM_FI_PROF_SM_ACTIVE",
+        "DCGM_FI_PROF_GR_ENGINE_ACTIVE",
+        "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE",
+    }
     assert on_node.filter(pl.col("pod").is_null())["gpu_index"].unique().sort().to_list() == [4, 5, 6, 7]
     # the owned server: no providerID, the host map names its asset; one 4-GPU model server on GPUs 4-7 every day,
     # GPUs 0-3 without pod labels, training (SM-active, after a first hour of loading) only while a Slurm job of the

@@ -24,7 +24,7 @@ from pipelines.lib.settings import PROJECT_ROOT
 from synthetic_data.demo_common import group_of
 from synthetic_data.demo_gpu_clouds import DEMO_EVENTS
 from synthetic_data.demo_organisation import write_demo_organisation
-from synthetic_data.demo_telemetry import write_demo_telemetry
+from synthetic_data.demo_telemetry import MIG_SLICES, mig_share, write_demo_telemetry
 from tests.support import FIXTURES_ROOT
 from tests.support.browser import broken_images, open_page
 from tests.support.focus_fixtures import BASE_ROW, focus_rows, write_csv
@@ -464,12 +464,15 @@ def test_demo_gpu_utilization_matches_the_telemetry_generators_ledger(demo: tupl
         assert fallback == (row["gpu_model"] == "H100" or row["via"] == "nvidia_smi"), row
     # The demo cluster (docs/kubernetes-chargeback.md), and the owned server whose GPUs 4-7 serve a model: each pod's
     # GPU-hours are the ledger's, and the node's rows add up to its GPU cost on the bill (its GPU cost lines summed
-    # here) to the cent; GPU 7 of the cluster, which no pod holds, is in the unallocated GPU-hours (a full day: 192
-    # billed, 137.5 held by pods, 54.5 unallocated), and so are the owned server's Slurm GPUs 0-3 (96 of 192)
+    # here) to the cent; GPU 7 of the cluster is split into MIG slices: its pods pay their slices' share (g/7), the
+    # slices no pod holds and the unpartitioned 2/7 are idle_mig_slice rows (a full day: 192 billed, 137.5 held by
+    # pods on whole GPUs, 24 on GPU 7 between slice pods and idle slices, 30.5 unallocated); the owned server's Slurm
+    # GPUs 0-3 are unallocated (96 of 192)
     pods = json.loads(write_demo_telemetry(tmp_path / "pods", seed=7)["expected"].read_text())["pods"]
     (cluster_node,) = {row["resource_id"] for row in pods if row["namespace"] == "eval-llm"}
     (owned_node,) = {row["resource_id"] for row in pods if row["pod"] == "vllm-llama-3-1-70b-0"}
-    for node, full_day_unallocated in ((cluster_node, Decimal("54.5")), (owned_node, Decimal(96))):
+    shares = {profile: mig_share(profile) for _, profile in MIG_SLICES}
+    for node, full_day_unallocated in ((cluster_node, Decimal("30.5")), (owned_node, Decimal(96))):
         cluster = {
             (row["day"], row["namespace"], row["pod"]): Decimal(row["held_gpu_hours"])
             for row in pods
@@ -480,10 +483,14 @@ def test_demo_gpu_utilization_matches_the_telemetry_generators_ledger(demo: tupl
             held[day] += hours
         allocation = query(
             home,
-            "select usage_date, allocation_type, namespace, pod, gpu_hours, allocated_cost "
+            "select usage_date, allocation_type, namespace, pod, gpu_hours, allocated_cost, mig_profile "
             f"from marts.fct_gpu_cost_allocation_daily where resource_id = '{node}'",
         )
-        assert {(str(day), ns, pod): hours for day, kind, ns, pod, hours, _ in allocation if kind == "pod"} == cluster
+        idle: dict[str, Decimal] = defaultdict(Decimal)
+        for day, kind, _, _, hours, _, _ in allocation:
+            if kind == "idle_mig_slice":
+                idle[str(day)] += hours
+        assert {(str(day), ns, pod): hours for day, kind, ns, pod, hours, *_ in allocation if kind == "pod"} == cluster
         bill = query(
             home,
             "select cast(ChargePeriodStart as date), sum(EffectiveCost), sum(x_gpu_hours) "
@@ -496,8 +503,16 @@ def test_demo_gpu_utilization_matches_the_telemetry_generators_ledger(demo: tupl
             assert sum(row[5] for row in rows) == cost, day
             assert all(row[5] == row[5].quantize(Decimal("0.01")) for row in rows if row[1] == "pod"), day
             (unallocated,) = [row[4] for row in rows if row[1] == "unallocated"]
-            assert unallocated == gpu_hours - held[str(day)], day
+            assert unallocated == gpu_hours - held[str(day)] - idle[str(day)], day
+            assert all(row[5] == row[5].quantize(Decimal("0.01")) for row in rows if row[1] == "idle_mig_slice"), day
         assert full_day_unallocated in {row[4] for row in allocation if row[1] == "unallocated"}
+        if node == cluster_node:
+            # a full day of GPU 7: the 1g.5gb slices idle 24 + 17 hours, the 2/7 no slice covers 24 hours
+            full_day_idle = {
+                (row[6], row[4]) for row in allocation if row[1] == "idle_mig_slice" and row[0] == date(2026, 10, 15)
+            }
+            unpartitioned = 1 - shares["3g.20gb"] - 2 * shares["1g.5gb"]
+            assert full_day_idle == {("1g.5gb", 41 * shares["1g.5gb"]), (None, 24 * unpartitioned)}
     # the owned server's model: a cost per million tokens every demo day on provider On-premises, its cost the pod's
     # chargeback to the cent, and performance per euro of provider class owned
     days = {row["day"] for row in ledger if row["resource_id"] == owned_node}

@@ -11,6 +11,7 @@ import os
 import re
 import subprocess
 import sys
+from collections import defaultdict
 from decimal import Decimal
 from pathlib import Path
 
@@ -81,12 +82,12 @@ def test_a_warehouse_without_marts_gets_a_report_that_says_no_data_yet(tmp_path:
         pass
     report = write_report(warehouse, tmp_path / "out" / "report.html")
     assert report.charts == 0
-    assert [section.empty is not None for section in report.sections] == [True] * 12
+    assert [section.empty is not None for section in report.sections] == [True] * 13
     page_html = report.path.read_text(encoding="utf-8")
-    assert page_html.count("No data yet") == 12
+    assert page_html.count("No data yet") == 13
     with open_page(report.path) as (page, log):
         page.evaluate("window.chartsRendered.then((views) => views.length)")
-        assert page.locator("p.empty").count() == 12
+        assert page.locator("p.empty").count() == 13
         assert page.locator(".chart").count() == 0
         log.assert_clean()
 
@@ -236,3 +237,80 @@ def test_the_chargeback_shows_each_namespace_and_the_unallocated_rest_adding_up_
     assert sum(Decimal(row[5]) for row in table) == Decimal("152.16") + Decimal("100.00")
     # research: 21.6 active of 36 GPU-hours held
     assert Decimal(table[0][3]) == 36 and table[0][4] == "60.0%"
+
+
+def test_shared_gpus_show_each_teams_slices_and_time_sliced_pods_and_the_owners_idle_slices(tmp_path: Path):
+    """fct_gpu_cost_allocation_daily written by hand, two days of a MIG node (owner platform) and a whole-GPU pod: the
+    section keeps only shared GPUs (MIG slices, time-sliced pods, idle slices), sums per team, rule and profile over
+    the days, puts the idle slices under the node's owner, and its costs add up to those rows'."""
+    warehouse = tmp_path / "warehouse.duckdb"
+    mig, idle, day = "mig_compute_share", "idle_mig_slice", "2026-10-05"
+    rows = [
+        # day, type, rule, profile, team, node team, pod, GPU-hours, active, cost
+        (day, "pod", mig, "3g.40gb", "inference", "platform", "llm-0", "10.285714285714", "6", "17.85"),
+        ("2026-10-06", "pod", mig, "3g.40gb", "inference", "platform", "llm-0", "10.285714285714", "3", "17.85"),
+        (day, "pod", mig, "1g.10gb", None, "platform", "nb-0", "1.714285714285", "0.5", "2.97"),
+        (day, "pod", "time_sliced_equal", None, "research", "platform", "tts-b", "6", "3", "10.41"),
+        (day, "pod", "whole_gpu", None, "research", "platform", "train-0", "24", "20", "41.64"),
+        (day, idle, mig, "1g.10gb", None, "platform", None, "5.142857142855", "0", "8.92"),
+        (day, idle, "mig_unpartitioned", None, None, "platform", None, "6.857142857144", "0", "11.90"),
+        (day, "unallocated", None, None, None, "platform", None, "4", "0", "6.94"),
+    ]  # fmt: skip
+    with connect(warehouse) as con:
+        con.execute("create schema marts")
+        con.execute(
+            """
+            create table marts.fct_gpu_cost_allocation_daily (
+                usage_date date, allocation_type varchar, allocation_rule varchar, mig_profile varchar, team varchar,
+                node_team varchar, pod varchar, gpu_hours decimal(38, 12), active_gpu_hours decimal(38, 12),
+                allocated_cost decimal(38, 12), billing_currency varchar default 'USD',
+                resource_id varchar default 'k8s-mig-a'
+            )
+            """
+        )
+        con.executemany(
+            "insert into marts.fct_gpu_cost_allocation_daily (usage_date, allocation_type, allocation_rule, "
+            "mig_profile, team, node_team, pod, gpu_hours, active_gpu_hours, allocated_cost) "
+            "values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            rows,
+        )
+    _build_reporting(warehouse, "rpt_shared_gpu_chargeback")
+    report = write_report(warehouse, tmp_path / "report.html")
+    with open_page(report.path) as (page, log):
+        page.evaluate("window.chartsRendered.then((views) => views.length)")
+        table = page.evaluate(
+            "Array.from(document.querySelectorAll('#shared-gpus tbody tr'))"
+            ".map((row) => Array.from(row.cells).map((cell) => cell.dataset.exact ?? cell.textContent))"
+        )
+        log.assert_clean()
+    shared = [row for row in rows if row[1] == "idle_mig_slice" or (row[1] == "pod" and row[2] != "whole_gpu")]
+    expected: dict[tuple, Decimal] = defaultdict(Decimal)
+    for _, kind, rule, profile, team, node_team, _, _, _, cost in shared:
+        owner = node_team if kind == "idle_mig_slice" else team
+        expected[(kind, rule, profile, owner)] += Decimal(cost)
+    shown = {
+        (
+            "idle_mig_slice" if row[2].startswith("idle: ") else "pod",
+            row[2].removeprefix("idle: "),
+            None if row[3] == "-" else row[3],
+            None if row[1] == "unassigned" else row[1],
+        ): Decimal(row[7])
+        for row in table
+    }
+    names = {
+        "MIG slice, g/7 of the GPU": "mig_compute_share",
+        "MIG GPU, no slice": "mig_unpartitioned",
+        "time-sliced, split evenly": "time_sliced_equal",
+    }
+    assert {(kind, names[rule], profile, team): cost for (kind, rule, profile, team), cost in shown.items()} == expected
+    assert sum(Decimal(row[7]) for row in table) == Decimal("69.90")  # 2 × 17.85 + 2.97 + 10.41 + 8.92 + 11.90
+    # pods first by cost, then the owner's idle slices
+    assert [(row[1], row[3]) for row in table] == [
+        ("inference", "3g.40gb"),
+        ("research", "-"),
+        ("unassigned", "1g.10gb"),
+        ("platform", "-"),
+        ("platform", "1g.10gb"),
+    ]
+    # inference's 3g.40gb slice: 9 active of 20.571428571428 GPU-hours over two days
+    assert Decimal(table[0][5]) == Decimal("20.571428571428") and table[0][6] == "43.8%"

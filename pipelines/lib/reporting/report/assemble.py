@@ -19,6 +19,7 @@ from pipelines.lib.reporting.report.sections import (
     gpu_spend,
     market,
     opportunities,
+    shared_gpus,
     spot_savings,
     utilization,
 )
@@ -29,6 +30,7 @@ SECTIONS = (
     gpu_spend,
     utilization,
     chargeback,
+    shared_gpus,
     spot_savings,
     market,
     buy_vs_rent,

@@ -122,6 +122,7 @@ def _split(hour: int, resource_id: str, usage_type: str, split: Decimal | None, 
         line_item_resource_id=resource_id,
         line_item_usage_amount=1.0,
         line_item_unblended_cost=0.0,
+        pricing_unit="Hrs",  # hourly like the instance's, so an instance type on it would count GPU-hours again
         split_line_item_parent_resource_id=INSTANCE,
         split_line_item_split_usage=1.0,
         split_line_item_split_cost=None if split is None else float(split),

@@ -623,7 +623,7 @@ class _Cur2Month:
             "line_item_blended_cost": ZERO,
             "split_line_item_parent_resource_id": resource_id,
             "pricing_public_on_demand_cost": ZERO,
-            "pricing_unit": "GPU-Hours",
+            "pricing_unit": "Hrs",
         }
         for pod, gpu_hours, cost in splits:
             arn = f"arn:aws:eks:{fleet.region.code}:{fleet.account.id}:pod/{EKS_CLUSTER}/{pod.namespace}/{pod.pod}/"

@@ -357,3 +357,14 @@ def test_aws_split_as_the_allocation_source_charges_awss_pods_and_keeps_the_node
     # only AWS's own gap to the bill is left, on the unallocated row, and on the node
     assert {pod: difference for pod, difference, _ in differences if difference != 0} == {None: Decimal("0.50")}
     assert {node for _, _, node in differences} == {Decimal("0.50")}
+
+
+def test_an_unknown_allocation_source_is_refused_by_name(tmp_path: Path):
+    env = os.environ | {"FINOPS_HOME": str(tmp_path / "home")}
+    parse = subprocess.run(
+        [DBT, "parse", "--vars", json.dumps({"kubernetes_allocation_source": "opencost"}),
+         "--target-path", str(tmp_path / "target"), "--log-path", str(tmp_path / "logs")],
+        cwd=DBT_PROJECT_DIR, env=env, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert parse.returncode != 0
+    assert "kubernetes_allocation_source: telemetry or aws_split, not opencost" in parse.stdout

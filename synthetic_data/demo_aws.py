@@ -25,7 +25,7 @@ import gzip
 import io
 import json
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
@@ -61,6 +61,9 @@ from synthetic_data.focus_samples import BillingMonth, stable_uuid
 SOURCE = "aws_cur"
 PROVIDER = "AWS"
 HOUR = timedelta(hours=1)
+MINUTE = timedelta(minutes=1)
+EKS_CLUSTER = "acme-gpu"
+"""The EKS cluster of the demo's Kubernetes GPU nodes (CUR 2.0 split cost allocation data names it in pod ARNs)."""
 DAY = timedelta(days=1)
 
 
@@ -84,6 +87,18 @@ class AwsRegion:
     name: str
     prefix: str
     zones: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class EksPod:
+    """A pod on an EKS GPU node as AWS's split cost allocation data sees it: the GPUs it requests, UTC minutes of
+    every day it runs."""
+
+    namespace: str
+    pod: str
+    gpus: int
+    start_minute: int
+    end_minute: int
 
 
 @dataclass(frozen=True)
@@ -287,6 +302,17 @@ CUR2_COLUMNS: tuple[tuple[str, str], ...] = (
     ("savings_plan_start_time", _S),
     ("savings_plan_total_commitment_to_date", _D),
     ("savings_plan_used_commitment", _D),
+    ("split_line_item_actual_usage", _D),
+    ("split_line_item_net_split_cost", _D),
+    ("split_line_item_net_unused_cost", _D),
+    ("split_line_item_parent_resource_id", _S),
+    ("split_line_item_public_on_demand_split_cost", _D),
+    ("split_line_item_public_on_demand_unused_cost", _D),
+    ("split_line_item_reserved_usage", _D),
+    ("split_line_item_split_cost", _D),
+    ("split_line_item_split_usage", _D),
+    ("split_line_item_split_usage_ratio", _D),
+    ("split_line_item_unused_cost", _D),
 )
 _ARROW = {
     _S: pa.string(),
@@ -373,7 +399,8 @@ class _Cur2Month:
             )
         )
 
-    def instance_hour(self, fleet: Ec2Fleet, resource_id: str, zone: str, hour: datetime, seconds: int) -> None:
+    def instance_hour(self, fleet: Ec2Fleet, resource_id: str, zone: str, hour: datetime, seconds: int) -> Decimal:
+        """The instance's usage line(s) of the hour; returns its amortized (effective) cost of the hour."""
         ec2 = fleet.instance_type
         region = fleet.region
         amount = hours_of(seconds)
@@ -421,7 +448,8 @@ class _Cur2Month:
                 gpu_hours=gpu_hours,
                 category="Standard",
             )
-        elif fleet.purchase == "spot":
+            return on_demand_cost
+        if fleet.purchase == "spot":
             spot_price = spot_price_for(self.seed, region, ec2, hour)
             cost = quantize(amount * spot_price)
             values = {
@@ -456,7 +484,8 @@ class _Cur2Month:
                 gpu_hours=gpu_hours,
                 category="Dynamic",
             )
-        elif fleet.purchase == "savings-plan":
+            return cost
+        if fleet.purchase == "savings-plan":
             effective = quantize(amount * SAVINGS_PLAN_RATE)
             plan = {
                 "savings_plan_savings_plan_a_r_n": SAVINGS_PLAN_ARN,
@@ -520,42 +549,123 @@ class _Cur2Month:
                 owner=fleet.owner,
                 gpu_model=gpu_model,
             )
-        else:  # reserved
-            upfront = quantize(amount * RESERVED_UPFRONT_HOURLY)
-            recurring = quantize(amount * RESERVED_RECURRING)
+            return effective
+        # reserved
+        upfront = quantize(amount * RESERVED_UPFRONT_HOURLY)
+        recurring = quantize(amount * RESERVED_RECURRING)
+        self.line(
+            fleet.account,
+            *window,
+            {
+                **common,
+                "line_item_line_item_type": "DiscountedUsage",
+                "line_item_usage_type": box,
+                "line_item_unblended_rate": "0.0000000000",
+                "line_item_unblended_cost": ZERO,
+                "line_item_blended_rate": "0.0000000000",
+                "line_item_blended_cost": ZERO,
+                "line_item_line_item_description": (
+                    f"USD {RESERVED_RECURRING} hourly fee per Linux/UNIX (Amazon VPC), {ec2.name} instance"
+                ),
+                "pricing_term": "Reserved",
+                "pricing_purchase_option": "Partial Upfront",
+                "pricing_lease_contract_length": "1yr",
+                "pricing_offering_class": "standard",
+                "pricing_rate_code": f"{sku}.38NPMPTW36.6YS6EN2CT7",
+                "reservation_reservation_a_r_n": RESERVATION_ARN,
+                "reservation_amortized_upfront_cost_for_usage": upfront,
+                "reservation_recurring_fee_for_usage": recurring,
+                "reservation_effective_cost": upfront + recurring,
+                "reservation_start_time": "2026-03-01T00:00:00.000Z",
+                "reservation_end_time": "2027-03-01T00:00:00.000Z",
+            },
+            billed=ZERO,
+            effective=upfront + recurring,
+            owner=fleet.owner,
+            gpu_model=gpu_model,
+            gpu_hours=gpu_hours,
+            category="Committed",
+        )
+        return upfront + recurring
+
+    def eks_split_hour(
+        self, fleet: Ec2Fleet, resource_id: str, hour: datetime, amortized: Decimal, pods: Sequence[EksPod]
+    ) -> None:
+        """AWS's split cost allocation rows of an EKS node's hour: one GPU row per pod and the unused row.
+
+        Each pod's split is the hour's amortized cost × the GPU-hours it requested ÷ the node's GPUs (AWS's split
+        of an accelerated node weighs GPUs nine times CPU and memory; the demo's pods request whole nodes' worth of
+        neither, so only their GPU rows are written). Pods time-slicing one GPU each request it, as AWS counts
+        them. The pods' rows also carry their pod-view share of the unused cost; the instance's unused row carries
+        the unused cost itself. Split rows bill nothing: the instance's line holds the cost.
+        """
+        ec2 = fleet.instance_type
+        gpus = GPU_MODELS[ec2.name][1]
+        day_start = hour.replace(hour=0, minute=0, second=0, microsecond=0)
+        first, last = (hour - day_start) // MINUTE, (hour + HOUR - day_start) // MINUTE
+        requested = [
+            (pod, Decimal(max(0, min(last, pod.end_minute) - max(first, pod.start_minute)) * pod.gpus) / 60)
+            for pod in pods
+        ]
+        requested = [(pod, gpu_hours) for pod, gpu_hours in requested if gpu_hours > 0]
+        splits = [(pod, gpu_hours, quantize(amortized * gpu_hours / gpus)) for pod, gpu_hours in requested]
+        unused = amortized - sum((cost for *_, cost in splits), ZERO)
+        used = sum((gpu_hours for _, gpu_hours, _ in splits), ZERO)
+        on_demand = ec2.on_demand
+        usage_type = f"{fleet.region.prefix}EKS-EC2-GPU-Hours"
+        common: dict[str, object] = {
+            "line_item_line_item_type": "Usage",
+            "line_item_product_code": "AmazonEKS",
+            "line_item_operation": "EKSPod-EC2",
+            "line_item_usage_type": usage_type,
+            "line_item_unblended_cost": ZERO,
+            "line_item_unblended_rate": "0.0000000000",
+            "line_item_blended_cost": ZERO,
+            "split_line_item_parent_resource_id": resource_id,
+            "pricing_public_on_demand_cost": ZERO,
+            "pricing_unit": "Hrs",
+        }
+        for pod, gpu_hours, cost in splits:
+            arn = f"arn:aws:eks:{fleet.region.code}:{fleet.account.id}:pod/{EKS_CLUSTER}/{pod.namespace}/{pod.pod}/"
+            arn += stable_uuid(f"demo/aws/eks/{resource_id}/{pod.namespace}/{pod.pod}")
             self.line(
                 fleet.account,
-                *window,
+                hour,
+                hour + HOUR,
                 {
                     **common,
-                    "line_item_line_item_type": "DiscountedUsage",
-                    "line_item_usage_type": box,
-                    "line_item_unblended_rate": "0.0000000000",
-                    "line_item_unblended_cost": ZERO,
-                    "line_item_blended_rate": "0.0000000000",
-                    "line_item_blended_cost": ZERO,
-                    "line_item_line_item_description": (
-                        f"USD {RESERVED_RECURRING} hourly fee per Linux/UNIX (Amazon VPC), {ec2.name} instance"
-                    ),
-                    "pricing_term": "Reserved",
-                    "pricing_purchase_option": "Partial Upfront",
-                    "pricing_lease_contract_length": "1yr",
-                    "pricing_offering_class": "standard",
-                    "pricing_rate_code": f"{sku}.38NPMPTW36.6YS6EN2CT7",
-                    "reservation_reservation_a_r_n": RESERVATION_ARN,
-                    "reservation_amortized_upfront_cost_for_usage": upfront,
-                    "reservation_recurring_fee_for_usage": recurring,
-                    "reservation_effective_cost": upfront + recurring,
-                    "reservation_start_time": "2026-03-01T00:00:00.000Z",
-                    "reservation_end_time": "2027-03-01T00:00:00.000Z",
+                    "line_item_resource_id": arn,
+                    "line_item_usage_amount": gpu_hours,
+                    "line_item_line_item_description": f"EKS pod {pod.namespace}/{pod.pod} GPU usage",
+                    "resource_tags": {"aws_eks_cluster_name": EKS_CLUSTER, "aws_eks_namespace": pod.namespace},
+                    "split_line_item_reserved_usage": gpu_hours,
+                    "split_line_item_actual_usage": gpu_hours,
+                    "split_line_item_split_usage": gpu_hours,
+                    "split_line_item_split_usage_ratio": quantize(gpu_hours / gpus),
+                    "split_line_item_split_cost": cost,
+                    "split_line_item_unused_cost": quantize(unused * gpu_hours / used),
+                    "split_line_item_public_on_demand_split_cost": quantize(on_demand * gpu_hours / gpus),
                 },
                 billed=ZERO,
-                effective=upfront + recurring,
-                owner=fleet.owner,
-                gpu_model=gpu_model,
-                gpu_hours=gpu_hours,
-                category="Committed",
+                effective=ZERO,
             )
+        self.line(
+            fleet.account,
+            hour,
+            hour + HOUR,
+            {
+                **common,
+                "line_item_resource_id": resource_id,
+                "line_item_usage_amount": gpus - used,
+                "line_item_line_item_description": f"EKS node {resource_id} unused GPU capacity",
+                "resource_tags": {"aws_eks_cluster_name": EKS_CLUSTER},
+                "split_line_item_split_usage": gpus - used,
+                "split_line_item_unused_cost": unused,
+                "split_line_item_public_on_demand_unused_cost": quantize(on_demand * (gpus - used) / gpus),
+            },
+            billed=ZERO,
+            effective=ZERO,
+        )
 
     def savings_plan_fee(self, hour: datetime, used_hours: Decimal) -> None:
         """The plan's hourly fee; its effective cost is the part of the commitment no usage used."""
@@ -817,7 +927,15 @@ def spot_price_for(seed: int, region: AwsRegion, ec2: Ec2Type, moment: datetime)
     return quantize(ec2.on_demand * (100 - rng.randint(61, 72)) / 100, Decimal("0.0001"))
 
 
-def write_cur2(out_dir: Path, seed: int, months: Sequence[BillingMonth], ledger: Ledger) -> list[Delivered]:
+def write_cur2(
+    out_dir: Path,
+    seed: int,
+    months: Sequence[BillingMonth],
+    ledger: Ledger,
+    eks_pods: Mapping[str, Sequence[EksPod]] | None = None,
+) -> list[Delivered]:
+    """The CUR 2.0 export, one delivery per month; the fleets `eks_pods` names are EKS nodes with split rows."""
+    eks_pods = eks_pods or {}
     builders = {month.label: _Cur2Month(seed, month, ledger) for month in months}
     committed_hours: dict[tuple[str, datetime], Decimal] = defaultdict(lambda: ZERO)
     reserved_hours: dict[str, Decimal] = defaultdict(lambda: ZERO)
@@ -828,7 +946,9 @@ def write_cur2(out_dir: Path, seed: int, months: Sequence[BillingMonth], ledger:
             zone = fleet_rng.choice(fleet.region.zones)
             for hour, seconds in split(intervals, HOUR):
                 builder = builders[hour.strftime("%Y-%m")]
-                builder.instance_hour(fleet, resource_id, zone, hour, seconds)
+                amortized = builder.instance_hour(fleet, resource_id, zone, hour, seconds)
+                if fleet.name in eks_pods:
+                    builder.eks_split_hour(fleet, resource_id, hour, amortized, eks_pods[fleet.name])
                 if fleet.purchase == "savings-plan":
                     committed_hours[(builder.month.label, hour)] += hours_of(seconds)
                 elif fleet.purchase == "reserved":

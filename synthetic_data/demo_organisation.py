@@ -27,11 +27,12 @@ from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
-from synthetic_data.demo_aws import write_cur2, write_focus_aws, write_legacy_cur
+from synthetic_data.demo_aws import CUR2_FLEET, EksPod, write_cur2, write_focus_aws, write_legacy_cur
 from synthetic_data.demo_azure import write_ea_exports, write_focus_cost
 from synthetic_data.demo_common import ORGANISATION, TEAM_PROJECTS, Ledger, last_day
 from synthetic_data.demo_gcp import write_gcp_billing
 from synthetic_data.demo_gpu_clouds import onprem_costs, record_onprem, write_gpu_cloud_usage, write_onprem_assets
+from synthetic_data.demo_telemetry import KUBERNETES_FLEET, KUBERNETES_PODS, SERVING_PODS
 from synthetic_data.focus_samples import billing_months
 
 EXPECTED_TOTALS_FILE = "expected_totals.json"
@@ -82,6 +83,21 @@ def demo_last_day(start_month: str = DEFAULT_START_MONTH, months: int = DEFAULT_
     return last_day(billing_months(start_month, months))
 
 
+def eks_pods() -> dict[str, list[EksPod]]:
+    """The pods of the demo's EKS GPU nodes, as AWS's split cost allocation data sees them, from the telemetry's
+    schedules: the Kubernetes cluster node's pods (one per GPU they hold) and the model servers on AWS nodes (the
+    owned server's are not AWS's to split)."""
+    gpus: dict[tuple[str, str, int, int], int] = {}
+    for _, namespace, pod, _, begin, end in KUBERNETES_PODS:
+        gpus[(namespace, pod, begin, end)] = gpus.get((namespace, pod, begin, end), 0) + 1
+    cluster = [EksPod(namespace, pod, count, begin, end) for (namespace, pod, begin, end), count in gpus.items()]
+    pods = {KUBERNETES_FLEET: cluster}
+    for fleet, _, pod, _, count in SERVING_PODS:
+        pods.setdefault(fleet, []).append(EksPod("inference", pod, count, 0, 24 * 60))
+    aws_fleets = {fleet.name for fleet in CUR2_FLEET}
+    return {fleet: fleet_pods for fleet, fleet_pods in pods.items() if fleet in aws_fleets}
+
+
 def write_demo_organisation(
     out_dir: Path, seed: int = 42, start_month: str = DEFAULT_START_MONTH, months: int = DEFAULT_MONTHS
 ) -> list[DemoDelivery]:
@@ -90,7 +106,7 @@ def write_demo_organisation(
     periods = billing_months(start_month, months)
     ledger = Ledger()
     written = [
-        *write_cur2(out_dir / "aws_cur", seed, periods, ledger),
+        *write_cur2(out_dir / "aws_cur", seed, periods, ledger, eks_pods()),
         *write_legacy_cur(out_dir / "aws_cur", seed, periods, ledger),
         *write_focus_aws(out_dir / "focus", seed, periods, ledger),
         *write_focus_cost(out_dir / "focus", seed, periods, ledger),

@@ -116,6 +116,20 @@ PINNED_COLUMNS: dict[str, Kind] = {
     "capacity_reservation_capacity_reservation_status": S,
     "discount_total_discount": D,
     "discount_bundled_discount": D,
+    # Split cost allocation data (table option INCLUDE_SPLIT_COST_ALLOCATION_DATA): one row per EKS pod (or ECS
+    # task), resource and hour, beside the parent EC2 instance's own line. They allocate that line's cost; they
+    # are not more cost. The ratio is text in some Athena tables: typed as a decimal like the money.
+    "split_line_item_parent_resource_id": S,
+    "split_line_item_reserved_usage": D,
+    "split_line_item_actual_usage": D,
+    "split_line_item_split_usage": D,
+    "split_line_item_split_usage_ratio": D,
+    "split_line_item_split_cost": D,
+    "split_line_item_unused_cost": D,
+    "split_line_item_net_split_cost": D,
+    "split_line_item_net_unused_cost": D,
+    "split_line_item_public_on_demand_split_cost": D,
+    "split_line_item_public_on_demand_unused_cost": D,
 }
 
 # Without these a line cannot be loaded, restated or summed: its type, when it happened, what it

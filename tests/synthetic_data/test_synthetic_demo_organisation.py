@@ -246,8 +246,37 @@ def test_cur2_bills_every_kind_of_gpu_purchase(demo: Path, expected: dict) -> No
         assert Decimal("0.6") <= discount <= Decimal("0.9")
     usage = [row for row in rows if row["line_item_line_item_type"] in ("Usage", "DiscountedUsage")]
     assert all(row["pricing_public_on_demand_cost"] is not None for row in usage)
-    tags = {tuple(sorted(dict(row["resource_tags"]))) for row in rows if row["resource_tags"]}
+    billed = [row for row in rows if row["split_line_item_parent_resource_id"] is None]
+    tags = {tuple(sorted(dict(row["resource_tags"]))) for row in billed if row["resource_tags"]}
     assert tags == {("user_project", "user_team")}
+
+
+def test_cur2_splits_its_eks_gpu_nodes_hour_by_hour_into_pods_and_unused(demo: Path, expected: dict) -> None:
+    rows = parquet_rows(demo / deliveries(expected, "aws_cur")[0])
+    amortized: dict[tuple[str, object], Decimal] = defaultdict(Decimal)
+    for row in rows:
+        if row["split_line_item_parent_resource_id"] is None and row["line_item_resource_id"]:
+            amortized[(row["line_item_resource_id"], row["line_item_usage_start_date"])] += _cur2_effective(row)
+    split: dict[tuple[str, object], Decimal] = defaultdict(Decimal)
+    pods_by_node: dict[str, set[str]] = defaultdict(set)
+    for row in rows:
+        parent = row["split_line_item_parent_resource_id"]
+        if parent is None:
+            continue
+        assert dec(row["line_item_unblended_cost"]) == 0  # the instance's line holds the cost
+        key = (parent, row["line_item_usage_start_date"])
+        if ":pod/" in row["line_item_resource_id"]:
+            split[key] += dec(row["split_line_item_split_cost"])
+            pods_by_node[parent].add(row["line_item_resource_id"].split("/")[3])
+        else:
+            assert row["line_item_resource_id"] == parent and row["split_line_item_split_cost"] is None
+            split[key] += dec(row["split_line_item_unused_cost"])
+    # the capacity view (pods' split cost + the unused row) is each EKS node's amortized cost, hour by hour
+    assert split and all(split[key] == amortized[key] for key in split)
+    assert sorted(map(sorted, pods_by_node.values())) == [
+        ["llm-eval-0", "nb-alice", "nb-bob", "vision-embed", "vision-eval-a", "vision-eval-b"],
+        ["vllm-llama-3-1-8b-0", "vllm-qwen2-5-72b-0"],
+    ]
 
 
 def test_legacy_cur_manifest_names_its_assembly_and_the_header_varies_by_month(demo: Path, expected: dict) -> None:
@@ -471,7 +500,7 @@ def test_every_tag_names_a_team_and_project_of_the_organisation(demo: Path, expe
     for path in deliveries(expected, "aws_cur"):
         for row in parquet_rows(demo / path):
             tags = dict(row["resource_tags"] or [])
-            if tags:
+            if tags and row["split_line_item_parent_resource_id"] is None:  # split rows carry the EKS tags
                 seen["cur2"].add((tags["user_team"], tags["user_project"]))
         for file in (demo / path).rglob("*.csv.gz"):
             for row in read_csv(gzip.decompress(file.read_bytes()))[1]:

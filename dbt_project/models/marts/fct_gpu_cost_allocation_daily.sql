@@ -14,11 +14,22 @@
     MIG slices no pod held and the unpartitioned rest of a MIG GPU (int_gpu_allocation__mig_idle_hourly) are
     `idle_mig_slice` rows, one per node, day and profile (the remainder's with mig_profile null), priced like
     the pods and left to the node's owner (node_team); the unallocated row still takes the remainder.
+
+    Allocation source (dbt var kubernetes_allocation_source, the last CTEs): `telemetry` (the default) allocates
+    every node as above; `aws_split` charges the pods of a node and day that AWS's split cost allocation data
+    covers (int_gpu_allocation__aws_split_daily) what AWS's split charges them, rounded to the cent, with the
+    GPU-hours the telemetry saw for the same pod, and leaves the rest of the node's bill (AWS's unused cost and
+    any gap between AWS's split and the bill, shown by fct_gpu_cost_allocation_provider_reconciliation) on the
+    unallocated row, so the node still adds up to its bill. Other nodes and days keep the telemetry allocation.
 -#}
 
 {%- set overrides = var('kubernetes_namespace_team_overrides', {}) or {} %}
 {%- if overrides is not mapping %}
     {{ exceptions.raise_compiler_error("dbt var kubernetes_namespace_team_overrides: a mapping of namespace to team, e.g. {notebooks: research}") }}
+{%- endif %}
+{%- set allocation_source = var('kubernetes_allocation_source', 'telemetry') %}
+{%- if allocation_source not in ('telemetry', 'aws_split') %}
+    {{ exceptions.raise_compiler_error("dbt var kubernetes_allocation_source: telemetry or aws_split, not " ~ allocation_source) }}
 {%- endif %}
 {%- set grain = [
     'unioned.usage_date', 'unioned.resource_id', 'unioned.billing_currency', 'unioned.allocation_type',
@@ -325,11 +336,200 @@ final as (
         cast(unioned.effective_cost as decimal(38, 12)) as node_effective_cost,
         {{ per_gpu_hour('unioned.provisioned_cost', 'unioned.provisioned_gpu_hours', 6) }} as cost_per_gpu_hour,
         cast(unioned.allocated_cost as decimal(38, 12)) as allocated_cost,
-        {{ decimal_divide('unioned.allocated_cost', 'unioned.effective_cost', 6) }} as cost_share
+        {{ decimal_divide('unioned.allocated_cost', 'unioned.effective_cost', 6) }} as cost_share,
+        'telemetry' as allocation_source
     from unioned
     left join namespace_teams
         on unioned.namespace = namespace_teams.namespace
 
 )
+{%- if allocation_source == 'aws_split' %},
+
+-- The allocation-source choice: reads only `final`'s columns, AWS's split and the namespace teams.
+{%- set split_grain = [] %}
+{%- for column in grain %}{% do split_grain.append(column | replace('unioned.', 'split_unioned.', 1)) %}{% endfor %}
+aws_split as (
+
+    select * from {{ ref('int_gpu_allocation__aws_split_daily') }}
+
+),
+
+split_node_days as (
+
+    select final.usage_date, final.resource_id, final.billing_currency
+    from final
+    where final.allocation_type = 'unallocated'
+        and exists (
+            select 1 from aws_split
+            where aws_split.usage_date = final.usage_date
+                and aws_split.resource_id = final.resource_id
+                and aws_split.billing_currency = final.billing_currency
+        )
+
+),
+
+split_nodes as (
+
+    select
+        final.*,
+        node_activity.node_active_gpu_hours
+    from final
+    inner join split_node_days
+        on final.usage_date = split_node_days.usage_date
+        and final.resource_id = split_node_days.resource_id
+        and final.billing_currency = split_node_days.billing_currency
+    inner join (
+        select usage_date, resource_id, billing_currency, sum(active_gpu_hours) as node_active_gpu_hours
+        from final
+        group by usage_date, resource_id, billing_currency
+    ) as node_activity
+        on final.usage_date = node_activity.usage_date
+        and final.resource_id = node_activity.resource_id
+        and final.billing_currency = node_activity.billing_currency
+    where final.allocation_type = 'unallocated'
+
+),
+
+split_pods as (
+
+    select
+        split_nodes.usage_date,
+        split_nodes.provider_name,
+        split_nodes.resource_id,
+        split_nodes.host,
+        split_nodes.gpu_model,
+        split_nodes.billing_currency,
+        'pod' as allocation_type,
+        aws_split.namespace,
+        aws_split.pod,
+        namespace_teams.team,
+        split_nodes.node_team,
+        telemetry.gpus,
+        coalesce(telemetry.gpu_hours, 0) as gpu_hours,
+        coalesce(telemetry.active_gpu_hours, 0) as active_gpu_hours,
+        coalesce(telemetry.is_time_sliced, false) as is_time_sliced,
+        coalesce(telemetry.util_is_fallback, false) as util_is_fallback,
+        'aws_split_cost' as allocation_rule,
+        telemetry.mig_profile,
+        split_nodes.node_provisioned_gpu_hours,
+        split_nodes.node_effective_cost,
+        split_nodes.cost_per_gpu_hour,
+        split_nodes.node_active_gpu_hours,
+        cast({{ decimal_divide('aws_split.allocated_cost', '1', 2) }} as decimal(38, 12)) as allocated_cost
+    from split_nodes
+    inner join aws_split
+        on split_nodes.usage_date = aws_split.usage_date
+        and split_nodes.resource_id = aws_split.resource_id
+        and split_nodes.billing_currency = aws_split.billing_currency
+        and aws_split.allocation_type = 'pod'
+    left join final as telemetry
+        on aws_split.usage_date = telemetry.usage_date
+        and aws_split.resource_id = telemetry.resource_id
+        and aws_split.billing_currency = telemetry.billing_currency
+        and telemetry.allocation_type = 'pod'
+        and aws_split.namespace = telemetry.namespace
+        and aws_split.pod = telemetry.pod
+    left join namespace_teams
+        on aws_split.namespace = namespace_teams.namespace
+
+),
+
+split_unallocated as (
+
+    select
+        split_nodes.usage_date,
+        split_nodes.provider_name,
+        split_nodes.resource_id,
+        split_nodes.host,
+        split_nodes.gpu_model,
+        split_nodes.billing_currency,
+        'unallocated' as allocation_type,
+        cast(null as {{ dbt.type_string() }}) as namespace,
+        cast(null as {{ dbt.type_string() }}) as pod,
+        cast(null as {{ dbt.type_string() }}) as team,
+        split_nodes.node_team,
+        cast(null as bigint) as gpus,
+        greatest(split_nodes.node_provisioned_gpu_hours - coalesce(pod_totals.gpu_hours, 0), 0) as gpu_hours,
+        greatest(split_nodes.node_active_gpu_hours - coalesce(pod_totals.active_gpu_hours, 0), 0) as active_gpu_hours,
+        false as is_time_sliced,
+        false as util_is_fallback,
+        cast(null as {{ dbt.type_string() }}) as allocation_rule,
+        cast(null as {{ dbt.type_string() }}) as mig_profile,
+        split_nodes.node_provisioned_gpu_hours,
+        split_nodes.node_effective_cost,
+        split_nodes.cost_per_gpu_hour,
+        split_nodes.node_active_gpu_hours,
+        -- AWS's unused cost, the gap between AWS's split and the bill, and the pods' rounding
+        cast(split_nodes.node_effective_cost - coalesce(pod_totals.allocated_cost, 0) as decimal(38, 12))
+            as allocated_cost
+    from split_nodes
+    left join (
+        select
+            usage_date, resource_id, billing_currency,
+            sum(gpu_hours) as gpu_hours, sum(active_gpu_hours) as active_gpu_hours, sum(allocated_cost) as allocated_cost
+        from split_pods
+        group by usage_date, resource_id, billing_currency
+    ) as pod_totals
+        on split_nodes.usage_date = pod_totals.usage_date
+        and split_nodes.resource_id = pod_totals.resource_id
+        and split_nodes.billing_currency = pod_totals.billing_currency
+
+),
+
+split_unioned as (
+
+    select * from split_pods
+    union all
+    select * from split_unallocated
+
+),
+
+chosen as (
+
+    select final.*
+    from final
+    where not exists (
+        select 1 from split_node_days
+        where split_node_days.usage_date = final.usage_date
+            and split_node_days.resource_id = final.resource_id
+            and split_node_days.billing_currency = final.billing_currency
+    )
+    union all
+    select
+        {{ generate_surrogate_key(split_grain) }} as gpu_cost_allocation_daily_key,
+        split_unioned.usage_date,
+        split_unioned.provider_name,
+        split_unioned.resource_id,
+        split_unioned.host,
+        split_unioned.gpu_model,
+        split_unioned.billing_currency,
+        split_unioned.allocation_type,
+        split_unioned.namespace,
+        split_unioned.pod,
+        split_unioned.team,
+        split_unioned.node_team,
+        split_unioned.gpus,
+        cast(split_unioned.gpu_hours as decimal(38, 12)) as gpu_hours,
+        cast(split_unioned.active_gpu_hours as decimal(38, 12)) as active_gpu_hours,
+        case when split_unioned.gpu_hours > 0 then
+            {{ decimal_divide('split_unioned.active_gpu_hours', 'split_unioned.gpu_hours', 6) }}
+        end as active_share,
+        split_unioned.is_time_sliced,
+        split_unioned.util_is_fallback,
+        cast(split_unioned.allocation_rule as {{ dbt.type_string() }}) as allocation_rule,
+        cast(split_unioned.mig_profile as {{ dbt.type_string() }}) as mig_profile,
+        split_unioned.node_provisioned_gpu_hours,
+        split_unioned.node_effective_cost,
+        split_unioned.cost_per_gpu_hour,
+        split_unioned.allocated_cost,
+        {{ decimal_divide('split_unioned.allocated_cost', 'split_unioned.node_effective_cost', 6) }} as cost_share,
+        'aws_split' as allocation_source
+    from split_unioned
+
+)
+
+select * from chosen
+{%- else %}
 
 select * from final
+{%- endif %}

@@ -32,6 +32,13 @@
     - x_instance_type: the product's instance type, else the usage type (`USE2-SpotUsage:p5.48xlarge`),
       else for Spot lines without product attributes the description's first word, which is the
       instance type (`p5.48xlarge Linux/UNIX Spot Instance-hour ...`).
+    - Split cost allocation rows (split_line_item_parent_resource_id set: an EKS pod's or ECS task's share
+      of a parent EC2 instance, and the instance's unused row) are allocation detail of the parent
+      instance's line, which keeps the whole cost: they stay cost lines (one per raw row, so the
+      reconciliation to raw still counts them) with their own billed cost, which AWS leaves at zero
+      (assert_aws_split_rows_carry_no_cost fails the build otherwise), no list cost and no instance type,
+      so they add no cost, no list cost and no GPU-hours. Their split amounts are read by
+      int_gpu_allocation__aws_split_daily.
 -#}
 
 {%- set instance_usage_pattern = '^(?:[A-Z0-9]+-)?(BoxUsage|SpotUsage|HostBoxUsage|DedicatedUsage):(.+)$' -%}
@@ -68,6 +75,7 @@ classified as (
     select
         *,
         coalesce(line_item_net_unblended_cost, line_item_unblended_cost) as billed_cost,
+        split_line_item_parent_resource_id is not null as is_split_row,
         {{ regexp_extract_group('line_item_usage_type', instance_usage_pattern, 2) }} as usage_type_instance,
         (
             line_item_usage_type like '%SpotUsage%' or lower(coalesce(pricing_purchase_option, '')) like '%spot%'
@@ -190,7 +198,7 @@ renamed as (
         coalesce(bill_invoicing_entity, line_item_legal_entity, 'AWS') as InvoiceIssuerName,
         cast(
             case
-                when line_item_line_item_type = 'SavingsPlanNegation' then 0
+                when line_item_line_item_type = 'SavingsPlanNegation' or is_split_row then 0
                 else coalesce(pricing_public_on_demand_cost, 0)
             end as decimal(38, 12)
         ) as ListCost,
@@ -243,15 +251,19 @@ renamed as (
 
         -- project columns
         'aws_cur' as x_source,
-        coalesce(
-            nullif(trim(product_instance_type), ''),
-            usage_type_instance,
-            case
-                when is_spot then
-                    {{ regexp_extract_group('line_item_line_item_description', spot_description_pattern, 1) }}
-            end
-        ) as x_instance_type,
-        {{ dbt.safe_cast(json_extract_string('product', 'gpu'), 'decimal(18, 6)') }} as x_sku_gpu_count,
+        case when not is_split_row then
+            coalesce(
+                nullif(trim(product_instance_type), ''),
+                usage_type_instance,
+                case
+                    when is_spot then
+                        {{ regexp_extract_group('line_item_line_item_description', spot_description_pattern, 1) }}
+                end
+            )
+        end as x_instance_type,
+        case when not is_split_row then
+            {{ dbt.safe_cast(json_extract_string('product', 'gpu'), 'decimal(18, 6)') }}
+        end as x_sku_gpu_count,
         {{ json_object_of_text({
             'x_UsageType': 'line_item_usage_type',
             'x_Operation': 'line_item_operation',

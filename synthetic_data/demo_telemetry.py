@@ -40,10 +40,15 @@ metrics (memory, power) and DCGM's GPU_UTIL sentinel, as under MIG. Every slice 
 values, so the GPU's active ratio is 5/7 of them. The metric values are the node's as before: only the labels
 tell the pods apart.
 
+Every DCGM GPU exports its energy counter (`DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION`, mJ since boot): it restarts from 0
+whenever an instance starts (a boot) and once on the owned server, which reboots at 03:00 UTC on the tenth day it is
+in service; each step adds the step's power × its seconds. The nvidia-smi hosts log power only.
+
 `expected_utilization.json` is the generator's own ledger, per UTC day and instance: GPU-hours with
 telemetry, active GPU-hours (GR-engine, else GPU-util / 100) and effective GPU-hours (SM-active; none
 for nvidia-smi hosts, which do not report it), in exact decimals, built from the values as generated,
-never by reading the files back; and per UTC day, instance and pod (`pods`, DCGM nodes only) the
+never by reading the files back, with the GPUs' energy in kWh (power × seconds, which the counter's increases
+also sum to); and per UTC day, instance and pod (`pods`, DCGM nodes only) the
 GPU-hours the pod held, a step shared by n pods counting 1/n to each.
 """
 
@@ -139,6 +144,8 @@ labels)."""
 NO_GR_ENGINE_MODELS = frozenset({"H100"})
 """DCGM profiling field GR_ENGINE_ACTIVE missing on these nodes: the models fall back to GPU_UTIL / 100."""
 EPOCH_ORDINAL = date(1970, 1, 1).toordinal()
+OWNED_REBOOT_AFTER = timedelta(days=9, hours=3)
+"""The owned server reboots this long after the start of its first UTC day in service: its counters restart from 0."""
 
 
 @dataclass(frozen=True)
@@ -221,7 +228,8 @@ def _sm_active(workload: str, moment: int, run_start: int, rng: random.Random) -
 
 @dataclass(frozen=True)
 class Sample:
-    """One GPU sample in integers: ratios in 1/10,000, GPU util in %, memory in MiB, power in 1/100 W."""
+    """One GPU sample in integers: ratios in 1/10,000, GPU util in %, memory in MiB, power in 1/100 W, the energy
+    counter in mJ since boot."""
 
     at: int
     sm: int
@@ -230,6 +238,7 @@ class Sample:
     tensor: int
     fb_mib: int
     power_cw: int
+    energy_mj: int
 
     def value(self, metric: str) -> str:
         if metric == samples.SM_ACTIVE:
@@ -242,6 +251,8 @@ class Sample:
             return str(self.util)
         if metric == samples.FB_USED:
             return str(self.fb_mib)
+        if metric == samples.TOTAL_ENERGY:
+            return str(self.energy_mj)
         return f"{self.power_cw // 100}.{self.power_cw % 100:02d}"
 
 
@@ -251,16 +262,24 @@ def _ratio(units: int) -> str:
 
 def _gpu_samples(host: GpuHost, gpu: int, step: int, seed: int, slurm_jobs: list[tuple[int, int]]) -> list[Sample]:
     """One GPU's samples while its instance runs; a sample at `at` covers the step before it. A GPU of the owned
-    server that no pod holds trains while one of `slurm_jobs` (start, end in Unix seconds) holds it, else idles."""
+    server that no pod holds trains while one of `slurm_jobs` (start, end in Unix seconds) holds it, else idles.
+    The energy counter starts from 0 with each running interval (a boot) and at the owned server's reboot."""
     rng = rng_for(seed, "telemetry", host.resource_id, str(gpu))
     _, memory_mib, board_watts = GPU_HARDWARE[host.gpu_model]
     slurm_gpu = host.fleet == OWNED_FLEET and node_pod(host, gpu) is None
     result = []
+    reboot_at = None
+    if host.fleet == OWNED_FLEET:
+        first_day = host.intervals[0][0].replace(hour=0, minute=0, second=0, microsecond=0)
+        reboot_at = int((first_day + OWNED_REBOOT_AFTER).timestamp())
     for begin, end in host.intervals:
         begin_at, end_at = int(begin.timestamp()), int(end.timestamp())
         first = begin_at + step
         moment = first + (-first % step)
+        counter = 0
         while moment <= end_at:
+            if moment - step == reboot_at:
+                counter = 0
             workload, run_start = WORKLOADS[host.fleet], begin_at
             if slurm_gpu:
                 jobs = [start for start, stop in slurm_jobs if start <= moment - step < stop]
@@ -268,6 +287,8 @@ def _gpu_samples(host: GpuHost, gpu: int, step: int, seed: int, slurm_jobs: list
             sm = round(_sm_active(workload, moment - step, run_start, rng) * 10000)
             gr = sm if sm < 100 else min(10000, round(sm * 1.1 + 200))
             util = min(100, round(gr / 100 + 15)) if gr > 500 else round(gr / 100)
+            power_cw = 7000 + (board_watts - 70) * gr // 100
+            counter += power_cw * step * 10  # 1/100 W × s × 10 = mJ
             result.append(
                 Sample(
                     at=moment,
@@ -276,7 +297,8 @@ def _gpu_samples(host: GpuHost, gpu: int, step: int, seed: int, slurm_jobs: list
                     util=util,
                     tensor=round(sm * 0.55),
                     fb_mib=int(memory_mib * (0.85 if gr > 500 else 0.08)),
-                    power_cw=7000 + (board_watts - 70) * gr // 100,
+                    power_cw=power_cw,
+                    energy_mj=counter,
                 )
             )
             moment += step
@@ -393,8 +415,8 @@ def write_demo_telemetry(
     prometheus_dir = out_dir / "prometheus"
     smi_dir = out_dir / "nvidia_smi"
     days = [day.date() for period in periods for day in period.days]
-    # resource -> day number -> [telemetry seconds, active units x seconds, SM-active units x seconds]
-    ledger_units: dict[str, dict[int, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0, 0]))
+    # resource -> day number -> [telemetry seconds, active units x seconds, SM-active units x seconds, 1/100 W x s]
+    ledger_units: dict[str, dict[int, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0, 0, 0]))
     # (day number, resource, namespace, pod) -> GPU-seconds held
     pod_seconds: dict[tuple[int, str, str, str], Decimal] = defaultdict(Decimal)
     facts: dict[str, GpuHost] = {}
@@ -426,6 +448,7 @@ def write_demo_telemetry(
                 day_sums[1] += _active_units(host, sample) * step * weight
                 if host.via == samples.SOURCE_PROMETHEUS:  # nvidia-smi has no SM-active
                     day_sums[2] += sample.sm * step * weight
+                day_sums[3] += sample.power_cw * step
                 holders = (
                     [
                         (_slice_pods_at(instance, sample.at - step), mig_share(profile))
@@ -466,6 +489,7 @@ def write_demo_telemetry(
                     samples.TENSOR_ACTIVE: [_ratio(sample.tensor) for sample in points],
                     samples.FB_USED: [str(sample.fb_mib) for sample in points],
                     samples.POWER_USAGE: [sample.value(samples.POWER_USAGE) for sample in points],
+                    samples.TOTAL_ENERGY: [sample.value(samples.TOTAL_ENERGY) for sample in points],
                 }
                 if host.gpu_model not in NO_GR_ENGINE_MODELS:
                     texts[samples.GR_ENGINE_ACTIVE] = [_ratio(sample.gr) for sample in points]
@@ -512,9 +536,10 @@ def write_demo_telemetry(
             "telemetry_gpu_hours": text(Decimal(seconds) / 3600),
             "active_gpu_hours": text(Decimal(active) / 36_000_000),
             "effective_gpu_hours": text(Decimal(effective) / 36_000_000),
+            "energy_kwh": text(Decimal(centiwatt_seconds) / 360_000_000),
         }
         for resource_id, by_day in sorted(ledger_units.items())
-        for day_number, (seconds, active, effective) in sorted(by_day.items())
+        for day_number, (seconds, active, effective, centiwatt_seconds) in sorted(by_day.items())
         for day in [date.fromordinal(EPOCH_ORDINAL + day_number)]
     ]
     document = {
@@ -544,4 +569,5 @@ PROMETHEUS_METRICS = (
     samples.TENSOR_ACTIVE,
     samples.FB_USED,
     samples.POWER_USAGE,
+    samples.TOTAL_ENERGY,
 )

@@ -1,11 +1,13 @@
 """Prometheus HTTP API range queries (`/api/v1/query_range`) over NVIDIA's DCGM exporter metrics.
 
 One query per metric and window: `avg_over_time(METRIC[step])` for gauges (so a point is the mean
-of the step before it, not one scrape picked at random) and `increase(METRIC[step])` for the energy
-counter. Prometheus refuses more than 11,000 points per series, so a long range is split into
-windows that each stay under it. Every result series becomes rows of the long frame in
-`sources.telemetry.samples`, keyed by the GPU's `UUID` label (indexes change across reboots) and, under MIG, the
-slice's `GPU_I_ID` (with its `GPU_I_PROFILE`), since every slice of a GPU carries the parent's UUID.
+of the step before it, not one scrape picked at random) and the bare energy counter (millijoules since the
+GPU's driver loaded), which dbt differences per GPU with its resets (`int_telemetry__gpu_samples`), as the
+serving counters are: `increase()` per series would lose each pod series' first step and extrapolate.
+Prometheus refuses more than 11,000 points per series, so a long range is split into windows that each
+stay under it. Every result series becomes rows of the long frame in `sources.telemetry.samples`, keyed by
+the GPU's `UUID` label (indexes change across reboots) and, under MIG, the slice's `GPU_I_ID` (with its
+`GPU_I_PROFILE`), since every slice of a GPU carries the parent's UUID.
 """
 
 from __future__ import annotations
@@ -69,8 +71,9 @@ class RangeResponse:
 
 
 def query_for(metric: str, step_seconds: int) -> str:
-    function = "increase" if metric in COUNTERS else "avg_over_time"
-    return f"{function}({metric}[{step_seconds}s])"
+    if metric in COUNTERS:
+        return metric
+    return f"avg_over_time({metric}[{step_seconds}s])"
 
 
 def split_windows(

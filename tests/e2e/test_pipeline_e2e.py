@@ -426,6 +426,54 @@ def test_demo_price_index_answers_what_an_h100_hour_costs_today_and_30_days_ago(
     assert cheapest_aws == [("p5.48xlarge", Decimal("55.04"), Decimal("6.88"))]
 
 
+def test_demo_gpu_energy_matches_the_telemetry_generators_ledger(demo: tuple[Path, dict], tmp_path: Path):
+    """Per day and instance, the measured GPU energy is the generator's own (power × seconds, which its counters'
+    increases, resets included, add up to); DCGM GPUs are measured by the counter, nvidia-smi hosts by power; what
+    is billed without telemetry is estimated. The owned server gpu-ams1-01's energy cost is its measured kWh × the
+    chip-to-server factor × its inventory PUE × its electricity price, every day, and training runs have energy."""
+    home, _ = demo
+    ledger = json.loads(write_demo_telemetry(tmp_path / "energy", seed=7)["expected"].read_text())["days"]
+    mart = {
+        (str(day), resource): (kwh, sources.split(","))
+        for day, resource, kwh, sources in query(
+            home,
+            """
+            select usage_date, resource_id, sum(gpu_kwh), string_agg(distinct energy_source, ',')
+            from marts.fct_gpu_energy_daily
+            where energy_source <> 'estimated'
+            group by usage_date, resource_id
+            """,
+        )
+    }
+    assert set(mart) == {(row["day"], row["resource_id"]) for row in ledger}
+    tolerance = Decimal("0.000001")  # each GPU-hour's kWh is rounded at 12 decimals
+    for row in ledger:
+        kwh, sources = mart[(row["day"], row["resource_id"])]
+        assert abs(kwh - Decimal(row["energy_kwh"])) < tolerance, row
+        if row["via"] == "nvidia_smi":
+            assert sources == ["power_integrated"], row
+        else:
+            assert "measured_counter" in sources, row
+    assert query(home, "select count(*) from marts.fct_gpu_energy_daily where energy_source = 'estimated'")[0][0] > 0
+    (server,) = [row for row in ledger if row["fleet"] == "owned-gpu-ams1"][:1]
+    owned = query(
+        home,
+        f"""
+        select usage_date, energy_basis, energy_cost, assumed_energy_cost
+        from marts.fct_owned_server_energy_daily where resource_id = '{server["resource_id"]}'
+        """,
+    )
+    by_day = {row["day"]: Decimal(row["energy_kwh"]) for row in ledger if row["resource_id"] == server["resource_id"]}
+    assert {str(day) for day, *_ in owned} >= set(by_day)
+    for day, basis, cost, assumed in owned:
+        if str(day) in by_day:
+            expected = by_day[str(day)] * Decimal("1.8214") * Decimal("1.25") * Decimal("0.1890")
+            assert basis == "measured" and abs(cost - expected) < tolerance, (day, cost, expected)
+            assert cost < assumed  # the inventory assumes 10.2 kW drawn all day
+    rules = dict(query(home, "select energy_rule, count(*) from marts.fct_training_run_energy group by energy_rule"))
+    assert {"pods", "host_gpus", "estimated"} <= set(rules)
+
+
 def test_demo_gpu_utilization_matches_the_telemetry_generators_ledger(demo: tuple[Path, dict], tmp_path: Path):
     """Per day and instance, the mart's observed, active, effective and idle GPU-hours are the generator's own.
 
@@ -542,8 +590,8 @@ def test_demo_gpu_utilization_matches_the_telemetry_generators_ledger(demo: tupl
 # --- the report and the docs site in a real browser, and marts checked against each other --------------------
 
 REPORT_CHART_SECTIONS = (
-    *("gpu-spend", "utilization", "spot-savings", "market", "buy-vs-rent", "ai-workloads", "commitments"),
-    *("anomalies", "forecast"),
+    *("gpu-spend", "utilization", "spot-savings", "market", "buy-vs-rent", "ai-workloads", "energy-carbon"),
+    *("commitments", "anomalies", "forecast"),
 )
 
 

@@ -82,12 +82,12 @@ def test_a_warehouse_without_marts_gets_a_report_that_says_no_data_yet(tmp_path:
         pass
     report = write_report(warehouse, tmp_path / "out" / "report.html")
     assert report.charts == 0
-    assert [section.empty is not None for section in report.sections] == [True] * 13
+    assert [section.empty is not None for section in report.sections] == [True] * 14
     page_html = report.path.read_text(encoding="utf-8")
-    assert page_html.count("No data yet") == 13
+    assert page_html.count("No data yet") == 14
     with open_page(report.path) as (page, log):
         page.evaluate("window.chartsRendered.then((views) => views.length)")
-        assert page.locator("p.empty").count() == 13
+        assert page.locator("p.empty").count() == 14
         assert page.locator(".chart").count() == 0
         log.assert_clean()
 

@@ -44,7 +44,7 @@ def test_demo_telemetry_parses_and_matches_its_ledger(tmp_path: Path):
     share = pl.col("gpu_instance_profile").replace_strict(shares, default=1, return_dtype=pl.Decimal(38, 12))
     series_rows = series_rows.with_columns(share=share)
     samples = samples.with_columns(share=share)
-    assert series_rows.height - samples.height == 2 * 6 * 31  # 2 shared 15-minute steps a day, 6 metrics, 31 days
+    assert series_rows.height - samples.height == 2 * 7 * 31  # 2 shared 15-minute steps a day, 7 metrics, 31 days
     assert samples.filter(pl.col("resource").is_null()).is_empty(), "every host names its billed instance"
     # per day and instance: observed seconds, and SM-active x seconds, from the parsed samples
     # and active x seconds: GR-engine where the GPU reports it, else GPU util / 100
@@ -69,6 +69,40 @@ def test_demo_telemetry_parses_and_matches_its_ledger(tmp_path: Path):
         assert Decimal(row["telemetry_gpu_hours"]) == Decimal(observed[key]) / 3600
         assert Decimal(row["effective_gpu_hours"]) == effective[key] / 3600
         assert Decimal(row["active_gpu_hours"]) == active[key] / 3600
+    # energy: per GPU, the counter's increases in time order, a drop being a restart from 0 (the reading is the
+    # increase); a GPU's first reading and nvidia-smi's samples integrate power over the sample's seconds
+    energy: dict[tuple[str, str], Decimal] = defaultdict(Decimal)
+    resets: dict[str, int] = defaultdict(int)
+    power = {
+        (uuid, at): value * seconds * 1000  # mJ
+        for uuid, at, value, seconds in samples.filter(pl.col("metric") == "DCGM_FI_DEV_POWER_USAGE")
+        .select("gpu_uuid", "sampled_at", "value", "sample_seconds")
+        .iter_rows()
+    }
+    previous: dict[str, Decimal] = {}
+    for day, resource, uuid, at, value in (
+        samples.filter(pl.col("metric") == "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION")
+        .sort("gpu_uuid", "sampled_at")
+        .select(pl.col("sample_date").cast(pl.String), "resource", "gpu_uuid", "sampled_at", "value")
+        .iter_rows()
+    ):
+        if uuid not in previous:
+            energy[(day, resource)] += power[(uuid, at)]
+        elif value < previous[uuid]:
+            energy[(day, resource)] += value
+            resets[resource] += 1
+        else:
+            energy[(day, resource)] += value - previous[uuid]
+        previous[uuid] = value
+    for day, resource, uuid, at in (
+        samples.filter(pl.col("metric") == "DCGM_FI_DEV_POWER_USAGE", ~pl.col("gpu_uuid").is_in(list(previous)))
+        .select(pl.col("sample_date").cast(pl.String), "resource", "gpu_uuid", "sampled_at")
+        .iter_rows()
+    ):
+        energy[(day, resource)] += power[(uuid, at)]
+    assert {(row["day"], row["resource_id"]): Decimal(row["energy_kwh"]) for row in rows} == {
+        key: mj / 3_600_000_000 for key, mj in energy.items()
+    }
     # H100 nodes export no GR_ENGINE_ACTIVE (the fallback case); the A100 nodes do
     models = samples.filter(pl.col("metric") == "DCGM_FI_PROF_GR_ENGINE_ACTIVE")["gpu_model_name"].unique().to_list()
     assert models == ["NVIDIA A100-SXM4-40GB"]
@@ -128,6 +162,8 @@ def test_demo_telemetry_parses_and_matches_its_ledger(tmp_path: Path):
     assert {
         row["day"]: Decimal(row["held_gpu_hours"]) for row in ledger["pods"] if row["resource_id"] == server.asset_id
     } == {f"2026-10-{day:02d}": Decimal(96) for day in range(1, 32)}
+    # its one reboot (10 October, 03:00 UTC) restarts the counter of each of its 8 GPUs
+    assert resets[server.asset_id] == 8
     jobs = read_sacct_export(write_demo_training(tmp_path / "jobs", start_month="2026-10", months=1)["slurm"])
     held = [
         (row["started_at"], row["ended_at"], row["gpus"])

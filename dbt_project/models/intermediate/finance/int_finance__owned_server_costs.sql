@@ -4,7 +4,9 @@
     mapping for every GPU model, e.g. {pue: 1.4}; an unknown key fails the build), money converted to the
     reporting currency at the newest ECB rate so it compares with what we pay for rent. fct_buy_vs_rent and
     fct_buy_vs_rent_scenarios both price ownership from here. Formulas: gpu-metrics reference section 8.2,
-    730 hours a month.
+    730 hours a month. Energy is measured where we own servers of the model with GPU energy telemetry
+    (fct_owned_server_energy_daily): their facility kWh per measured GPU-hour × GPUs per server × 730 × the
+    electricity price; else the assumption's kW × draw × PUE × 730 × price. energy_basis says which.
 -#}
 
 {%- set hours_per_month = 730 -%}
@@ -68,6 +70,17 @@ fx as (
 
 ),
 
+measured_energy as (
+
+    select
+        gpu_model,
+        {{ decimal_divide('sum(measured_facility_kwh)', 'sum(measured_gpu_hours)', 12) }} as measured_kwh_per_gpu_hour
+    from {{ ref('fct_owned_server_energy_daily') }}
+    where measured_gpu_hours > 0
+    group by gpu_model
+
+),
+
 newest_fx as (
 
     select fx.from_currency, fx.rate
@@ -116,10 +129,15 @@ per_server as (
 
     select
         assumptions.*,
+        measured_energy.measured_kwh_per_gpu_hour,
         {{ decimal_divide('server_price', '1 - interconnect_fraction', 12) }} as capex_per_server,
         {{ decimal_product([
             'power_kw', 'power_draw_fraction', 'pue', hours_per_month, 'electricity_price_per_kwh'
-        ]) }} as energy_per_month,
+        ]) }} as assumed_energy_per_month,
+        {{ decimal_product([
+            'measured_energy.measured_kwh_per_gpu_hour', 'gpus_per_server', hours_per_month,
+            'electricity_price_per_kwh',
+        ]) }} as measured_energy_per_month,
         {{ decimal_product(['colocation_per_kw_month', 'power_kw']) }} as colocation_per_month,
         {{ decimal_divide(decimal_product(['server_price', 'maintenance_fraction_per_year']), '12', 12) }}
             as maintenance_per_month,
@@ -127,6 +145,18 @@ per_server as (
         -- decimal factors below (the present value of 1 a month over the life, and of 1 at its end)
         power(1 + cast(discount_rate as double), cast(1 as double) / 12) - 1 as monthly_discount_rate
     from assumptions
+    left join measured_energy
+        on assumptions.gpu_model = measured_energy.gpu_model
+
+),
+
+energy_chosen as (
+
+    select
+        per_server.*,
+        coalesce(measured_energy_per_month, assumed_energy_per_month) as energy_per_month,
+        case when measured_energy_per_month is not null then 'measured' else 'assumed' end as energy_basis
+    from per_server
 
 ),
 
@@ -156,6 +186,9 @@ final as (
         {{ decimal_divide(decimal_product(['capex_per_server', '1 - residual_value_fraction']), 'life_years * 12', 12) }}
             as depreciation_per_month,
         energy_per_month,
+        energy_basis,
+        assumed_energy_per_month,
+        measured_kwh_per_gpu_hour,
         colocation_per_month,
         maintenance_per_month,
         cast(energy_per_month + colocation_per_month + maintenance_per_month as decimal(38, 12)) as opex_per_month,
@@ -166,7 +199,7 @@ final as (
             end as decimal(38, 12)
         ) as annuity_factor,
         cast(power(1 + monthly_discount_rate, -(life_years * 12)) as decimal(38, 12)) as end_of_life_discount_factor
-    from per_server
+    from energy_chosen
 
 )
 

@@ -5,6 +5,8 @@
     H100/H200 nodes, DCP module off, nvidia-smi) GPU_UTIL / 100 stands in and util_is_fallback says so.
     Averages are weighted by the seconds each sample stands for; GPU-hours are ratio × coverage, so an
     hour with 10 minutes of samples counts as 1/6 of a GPU-hour observed, never as a full one.
+    Energy: the counter's increases (int_telemetry__gpu_samples, resets handled per GPU series) where a sample has
+    one, else that sample's power × its seconds, so an hour mixing both (a GPU's first reading) misses nothing.
     The billed resource comes from the metric labels, else from the user's host map for that day.
     A GPU seen by both DCGM and nvidia-smi in an hour keeps DCGM's row only.
     A GPU split into MIG slices is one GPU here: at each sample its active (and SM-, tensor-active) ratio
@@ -148,6 +150,9 @@ hourly as (
         sum(power_w * sample_seconds) as power_weighted,
         sum(case when power_w is not null then sample_seconds end) as power_seconds,
         sum(energy_mj) as energy_mj,
+        -- a sample without a counter increase (no counter, or the GPU's first reading) integrates its power
+        sum(case when energy_mj is null then power_w * sample_seconds end) as power_only_weighted,
+        sum(case when energy_counter_reset then 1 else 0 end) as energy_counter_resets,
         max(used_fallback) as used_fallback,
         max(out_of_range) as out_of_range,
         max(mig_slices) as mig_slices,
@@ -171,10 +176,8 @@ ratios as (
         case when memory_seconds > 0 then {{ decimal_divide('memory_weighted', 'memory_seconds', 3) }} end
             as memory_used_mib,
         case when power_seconds > 0 then {{ decimal_divide('power_weighted', 'power_seconds', 3) }} end as power_w,
-        case
-            when energy_mj is not null then {{ decimal_divide('energy_mj', 3600000000, 12) }}
-            when power_seconds > 0 then {{ decimal_divide('power_weighted', 3600000, 12) }}
-        end as energy_kwh
+        {{ decimal_divide('energy_mj', 3600000000, 12) }} as counter_energy_kwh,
+        {{ decimal_divide('power_only_weighted', 3600000, 12) }} as power_energy_kwh
     from hourly
 
 ),
@@ -240,7 +243,12 @@ final as (
         cast(util_invalid_samples as bigint) as util_invalid_samples,
         memory_used_mib,
         power_w,
-        energy_kwh,
+        case
+            when counter_energy_kwh is not null or power_energy_kwh is not null then
+                cast(coalesce(counter_energy_kwh, 0) + coalesce(power_energy_kwh, 0) as decimal(38, 12))
+        end as energy_kwh,
+        counter_energy_kwh,
+        cast(energy_counter_resets as bigint) as energy_counter_resets,
         coverage_ratio as telemetry_gpu_hours,
         {{ decimal_product(['active_ratio', 'coverage_ratio']) }} as active_gpu_hours,
         {{ decimal_product(['sm_active_ratio', 'coverage_ratio']) }} as effective_gpu_hours

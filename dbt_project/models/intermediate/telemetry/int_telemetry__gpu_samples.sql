@@ -9,6 +9,10 @@
     energy), so slices never collide, and each slice carries its share of the GPU (macro mig_slice_share:
     g/7 by default). A value the loader recognised as a DCGM sentinel (value_invalid, e.g. GPU_UTIL under
     MIG) is null and counted in util_invalid, never averaged in.
+    The energy counter (DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION, mJ since the driver loaded) is differenced per
+    GPU series (source, host, UUID; the parent's, never a MIG slice's), pod labels ignored since it is the device's: the increase since the GPU's
+    previous reading, or the reading itself where it fell (a reboot or driver reload restarted the counter from
+    0: energy_counter_reset). A GPU's first reading has no increase; the hourly roll-up integrates power there.
     A table: samples are the largest input in the warehouse, and the tests and the hourly roll-up
     would otherwise each repeat the de-duplication and pivot.
 -#}
@@ -94,6 +98,40 @@ gpu_memory as (
 
 ),
 
+counter_readings as (
+
+    select
+        telemetry_source,
+        host,
+        gpu_uuid,
+        sampled_at,
+        energy_mj as energy_counter_mj,
+        lag(energy_mj) over (
+            partition by telemetry_source, host, gpu_uuid order by sampled_at
+        ) as previous_counter_mj
+    from pivoted
+    where energy_mj is not null and gpu_instance_id is null
+
+),
+
+counter_increases as (
+
+    select
+        telemetry_source,
+        host,
+        gpu_uuid,
+        sampled_at,
+        energy_counter_mj,
+        case
+            when previous_counter_mj is null then null
+            when energy_counter_mj >= previous_counter_mj then energy_counter_mj - previous_counter_mj
+            else energy_counter_mj
+        end as energy_increase_mj,
+        coalesce(energy_counter_mj < previous_counter_mj, false) as energy_counter_reset
+    from counter_readings
+
+),
+
 final as (
 
     select
@@ -105,25 +143,34 @@ final as (
         case when pivoted.gpu_instance_id is not null then
             {{ mig_slice_share('pivoted.gpu_instance_profile', 'gpu_memory.memory_gb_per_gpu') }}
         end as slice_share,
-        gpu_index,
-        gpu_model_name,
-        namespace,
-        pod,
-        resource_id_label,
-        sampled_at,
-        cast(sample_seconds as bigint) as sample_seconds,
-        {{ dbt.date_trunc('hour', dbt.dateadd('second', '-1 * sample_seconds', 'sampled_at')) }} as hour_start,
-        gr_engine_active,
-        sm_active,
-        tensor_active,
-        gpu_util_percent,
-        fb_used_mib,
-        power_w,
-        energy_mj,
-        util_invalid > 0 as util_invalid
+        pivoted.gpu_index,
+        pivoted.gpu_model_name,
+        pivoted.namespace,
+        pivoted.pod,
+        pivoted.resource_id_label,
+        pivoted.sampled_at,
+        cast(pivoted.sample_seconds as bigint) as sample_seconds,
+        {{ dbt.date_trunc('hour', dbt.dateadd('second', '-1 * pivoted.sample_seconds', 'pivoted.sampled_at')) }}
+            as hour_start,
+        pivoted.gr_engine_active,
+        pivoted.sm_active,
+        pivoted.tensor_active,
+        pivoted.gpu_util_percent,
+        pivoted.fb_used_mib,
+        pivoted.power_w,
+        counter_increases.energy_counter_mj,
+        counter_increases.energy_increase_mj as energy_mj,
+        coalesce(counter_increases.energy_counter_reset, false) as energy_counter_reset,
+        pivoted.util_invalid > 0 as util_invalid
     from pivoted
     left join gpu_memory
         on {{ gpu_model_key('pivoted.gpu_model_name') }} = gpu_memory.gpu_model_key
+    left join counter_increases
+        on pivoted.telemetry_source = counter_increases.telemetry_source
+        and pivoted.host = counter_increases.host
+        and pivoted.gpu_uuid = counter_increases.gpu_uuid
+        and pivoted.sampled_at = counter_increases.sampled_at
+        and pivoted.gpu_instance_id is null
 
 )
 

@@ -198,11 +198,12 @@ def test_gpu_energy_counter_reset_power_and_estimate_add_up_per_pod_and_gpu(buil
 
 def test_facility_energy_and_carbon_follow_server_factor_pue_and_grid(built: FinopsHome):
     pue = next(Decimal(row["pue"]) for row in seed_rows("datacenter_pue") if row["provider_class"] == "specialized")
-    grid = {
-        row["region"]: Decimal(row["gco2e_per_kwh"])
-        for row in seed_rows("grid_carbon_intensity")
-        if row["provider_name"] == "Lambda"
-    }
+    # each region's latest factor year up to the days' (2026)
+    grid: dict[str, tuple[int, Decimal]] = {}
+    for row in seed_rows("grid_carbon_intensity"):
+        year = int(row["factor_year"])
+        if row["provider_name"] == "Lambda" and year <= 2026 and year > grid.get(row["region"], (0, None))[0]:
+            grid[row["region"]] = (year, Decimal(row["gco2e_per_kwh"]))
     idle = next(Decimal(row["idle_watts"]) for row in seed_rows("gpu_power") if row["gpu_model"] == "A100 80GB")
     tdp = next(Decimal(row["tdp_watts"]) for row in seed_rows("gpu_specs") if row["gpu_model"] == "A100 80GB")
     rows = query(
@@ -217,7 +218,7 @@ def test_facility_energy_and_carbon_follow_server_factor_pue_and_grid(built: Fin
         assert (row_pue, pue_from) == (pue, "specialized")
         assert facility == (it_kwh * pue).quantize(TWELVE, ROUND_HALF_UP)
         assert region == {"node-e1": "us-east-1", "node-e2": "us-south-1"}[resource]
-        assert (year, factor) == (2023, grid[region])  # the latest factor year before 2026
+        assert (year, factor) == grid[region]
         assert kg == (facility * factor / 1000).quantize(TWELVE, ROUND_HALF_UP)
         assert per_h == (facility / hours).quantize(TWELVE, ROUND_HALF_UP)
     (estimate,) = [row for row in rows if row[0] == "node-e2"]

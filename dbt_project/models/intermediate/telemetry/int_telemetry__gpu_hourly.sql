@@ -56,6 +56,7 @@ samples as (
         ) as fb_used_mib,
         max(case when gpu_instance_id is null then power_w end) as power_w,
         max(case when gpu_instance_id is null then energy_mj end) as energy_mj,
+        max(case when gpu_instance_id is null and energy_counter_reset then 1 else 0 end) = 1 as energy_counter_reset,
         sum(case when util_invalid then 1 else 0 end) as util_invalid,
         max(
             case

@@ -10,7 +10,7 @@ restarts once (`RESTART`): its counters start again from 0 there, the reset `int
 must see.
 
 The answers are the bare counters, one file per metric and UTC day in the layout the serving asset keeps its own
-fetches in (`serving/<day>/<metric>__900s__<start>-<end>.json.gz`, points 00:00 to 23:45).
+fetches in (`serving/<day>/<metric>__900s__<start>-<end>.counter.json.gz`, points 00:00 to 23:45).
 """
 
 from __future__ import annotations
@@ -116,7 +116,7 @@ def write_demo_serving(out_dir: Path, seed: int = 42, start_month: str = "2026-0
         folder = root / day.isoformat()
         folder.mkdir(parents=True, exist_ok=True)
         for metric in (*SERIES, serving.REQUEST_SUCCESS):
-            name = f"{metric}__{STEP_SECONDS}s__{int(start.timestamp())}-{int(end.timestamp())}.json.gz"
+            name = f"{metric}__{STEP_SECONDS}s__{int(start.timestamp())}-{int(end.timestamp())}.counter.json.gz"
             payload = matrix_payload(series.get((day, metric), []))
             (folder / name).write_bytes(gzip.compress(payload, compresslevel=1, mtime=0))
     return root

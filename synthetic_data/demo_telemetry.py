@@ -18,7 +18,8 @@ reports a sample every step; how busy it is follows its workload:
 
 The main organisation's clusters (CUR 2.0 accounts) run NVIDIA's DCGM exporter scraped by
 Prometheus: one recorded `query_range` answer per metric and UTC day, in the layout the telemetry
-asset keeps its own fetches in (`prometheus/<day>/<metric>__<step>s__<start>-<end>.json.gz`). Their
+asset keeps its own fetches in (`prometheus/<day>/<metric>__<step>s__<start>-<end>.json.gz`, the energy counter's
+`….counter.json.gz`: its values are the bare counter's readings). Their
 series carry the node's providerID, so they name their instance. The H100 nodes do not export
 `DCGM_FI_PROF_GR_ENGINE_ACTIVE` (as on GPU Operator 24.9.2), so their active ratio falls back to GPU
 utilization. The acquired subsidiary (legacy CUR) logs `nvidia-smi --format=csv -l 300` to one file
@@ -507,7 +508,10 @@ def write_demo_telemetry(
         folder = prometheus_dir / day.isoformat()
         folder.mkdir(parents=True, exist_ok=True)
         for metric in PROMETHEUS_METRICS:
-            name = f"{metric}__{PROMETHEUS_STEP_SECONDS}s__{int(start.timestamp())}-{int(end.timestamp())}.json.gz"
+            # the counter's readings are marked: an unmarked counter capture is read as increase() answers
+            marker = ".counter" if metric == samples.TOTAL_ENERGY else ""
+            window = f"{int(start.timestamp())}-{int(end.timestamp())}"
+            name = f"{metric}__{PROMETHEUS_STEP_SECONDS}s__{window}{marker}.json.gz"
             (folder / name).write_bytes(
                 gzip.compress(matrix_payload(series.get((day, metric), [])), compresslevel=1, mtime=0)
             )

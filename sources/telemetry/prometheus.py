@@ -7,7 +7,9 @@ serving counters are: `increase()` per series would lose each pod series' first 
 Prometheus refuses more than 11,000 points per series, so a long range is split into windows that each
 stay under it. Every result series becomes rows of the long frame in `sources.telemetry.samples`, keyed by
 the GPU's `UUID` label (indexes change across reboots) and, under MIG, the slice's `GPU_I_ID` (with its
-`GPU_I_PROFILE`), since every slice of a GPU carries the parent's UUID.
+`GPU_I_PROFILE`), since every slice of a GPU carries the parent's UUID. Each row keeps the PromQL its value answers
+(`promql`): the energy counter was asked as `increase(METRIC[step])` before (`legacy_query_for`), and dbt reads
+such a value, or one loaded before the column existed, as the step's energy rather than a reading.
 """
 
 from __future__ import annotations
@@ -74,6 +76,15 @@ def query_for(metric: str, step_seconds: int) -> str:
     if metric in COUNTERS:
         return metric
     return f"avg_over_time({metric}[{step_seconds}s])"
+
+
+def legacy_query_for(metric: str, step_seconds: int) -> str:
+    """What the feed asked before counters were read bare: `increase(…[step])`, each value one step's energy.
+
+    A stored capture of a counter without the readings marker (`pipelines.lib.ingest.telemetry`) answers this."""
+    if metric in COUNTERS:
+        return f"increase({metric}[{step_seconds}s])"
+    return query_for(metric, step_seconds)
 
 
 def split_windows(
@@ -143,8 +154,11 @@ class PrometheusClient:
         return answers
 
 
-def parse_query_range(payload: bytes, *, metric: str, step_seconds: int, source_ref: str) -> pl.DataFrame:
-    """A `query_range` matrix as long rows (SAMPLE_SCHEMA); an empty result is an empty frame."""
+def parse_query_range(payload: bytes, *, metric: str, query: str, step_seconds: int, source_ref: str) -> pl.DataFrame:
+    """A `query_range` matrix as long rows (SAMPLE_SCHEMA); an empty result is an empty frame.
+
+    `query` is the PromQL the payload answers, kept on every row (`promql`): a counter's value is a reading or an
+    increase depending on it, so it is required, never guessed."""
     data = check_envelope(payload, source_ref)
     if data.get("resultType") != "matrix":
         raise PrometheusError(source_ref, f"resultType {data.get('resultType')!r}, expected 'matrix'")
@@ -210,6 +224,7 @@ def parse_query_range(payload: bytes, *, metric: str, step_seconds: int, source_
         sample_seconds=pl.lit(step_seconds, dtype=pl.Int64),
         source=pl.lit(samples.SOURCE_PROMETHEUS),
         metric=pl.lit(metric),
+        promql=pl.lit(query),
         # NaN and ±Inf have no decimal: null, like a missing sample.
         value_invalid=invalid,
         value=pl.when(as_float.is_finite() & (as_float.abs() < samples.MAX_ABS_VALUE) & ~invalid)
@@ -224,7 +239,8 @@ def parse_query_range(payload: bytes, *, metric: str, step_seconds: int, source_
 
 def parse_responses(responses: Sequence[RangeResponse]) -> pl.DataFrame:
     frames = [
-        parse_query_range(r.payload, metric=r.metric, step_seconds=r.step_seconds, source_ref=r.url) for r in responses
+        parse_query_range(r.payload, metric=r.metric, query=r.query, step_seconds=r.step_seconds, source_ref=r.url)
+        for r in responses
     ]
     return pl.concat(frames) if frames else samples.empty_samples()
 

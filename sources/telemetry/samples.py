@@ -60,13 +60,16 @@ SAMPLE_SCHEMA: dict[str, pl.DataType] = {
     "gpu_instance_id": pl.String(),
     "gpu_instance_profile": pl.String(),
     "value_invalid": pl.Boolean(),
+    "promql": pl.String(),
     "source_ref": pl.String(),
     "source_row": pl.Int64(),
 }
 """`sampled_at` is naive UTC; `value` is null for NaN, Inf, `[N/A]`, `[Not Supported]` and DCGM's sentinels (then
 `value_invalid` is true for a sentinel; NaN and `[N/A]` are simply missing). `gpu_instance_id` and
-`gpu_instance_profile` are the MIG slice's (`GPU_I_ID`, `GPU_I_PROFILE`), null for a whole GPU. `source_ref` is the
-query URL (Prometheus) or the log's file name (nvidia-smi, whose `source_row` is the line number)."""
+`gpu_instance_profile` are the MIG slice's (`GPU_I_ID`, `GPU_I_PROFILE`), null for a whole GPU. `promql` is the
+expression the value answers (Prometheus; null for nvidia-smi and for Prometheus rows loaded before the column
+existed, whose energy values were all `increase(…)`s). `source_ref` is the query URL (Prometheus) or the log's file
+name (nvidia-smi, whose `source_row` is the line number)."""
 
 
 def invalid_reading(metric: pl.Expr, value: pl.Expr, gpu_instance_id: pl.Expr) -> pl.Expr:
@@ -82,11 +85,11 @@ def invalid_reading(metric: pl.Expr, value: pl.Expr, gpu_instance_id: pl.Expr) -
 
 def with_sample_date(frame: pl.DataFrame) -> pl.DataFrame:
     """Fill `sample_date` from the start of each sample's interval and put columns in schema order; a source
-    without MIG labels (nvidia-smi) gets them null, and no sentinel flag unless it set one."""
+    without MIG labels or a PromQL expression (nvidia-smi) gets them null, and no sentinel flag unless it set one."""
     start = pl.col("sampled_at") - pl.duration(seconds=pl.col("sample_seconds"))
     absent = {
         name: pl.lit(False) if name == "value_invalid" else pl.lit(None, dtype=pl.String)
-        for name in ("gpu_instance_id", "gpu_instance_profile", "value_invalid")
+        for name in ("gpu_instance_id", "gpu_instance_profile", "value_invalid", "promql")
         if name not in frame.columns
     }
     return frame.with_columns(sample_date=start.dt.date(), **absent).select(

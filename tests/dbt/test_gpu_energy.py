@@ -12,6 +12,11 @@ Resource e2 (Lambda, us-south-1, 1 × A100 80GB, team research) is billed 10 hou
 idle + 0.5 × (maximum − idle) from the seeds. The expected kWh are computed here from the recorded values and the
 seeds with Decimal: GPU energy, × 1.8214 (server), × PUE 1.25 (Lambda is a specialized cloud), × the region's grid
 intensity.
+
+The two days before, GPU 0's energy was read the old way, `increase(…[900s])`, each value one step's energy (about
+600 W × 900 s, then 100 W): 3 October from a capture the old loader stored (unmarked, so re-parsed offline as that
+query), 4 October as rows the old loader wrote before raw had a promql column. Both are the step's energy as it
+stands, the first step included; the 5th's counter is differenced from its own first reading, not from them.
 """
 
 from __future__ import annotations
@@ -28,20 +33,29 @@ from datetime import UTC, date, datetime, timedelta
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
+import polars as pl
 import pytest
 
 from pipelines.lib.catalog.billing import GPU_CLOUD_USAGE
+from pipelines.lib.catalog.tables import ReferenceTable
+from pipelines.lib.catalog.telemetry import PROMETHEUS, PROMETHEUS_SAMPLES
 from pipelines.lib.ingest.billing_deliveries import ingest_landing_zone
 from pipelines.lib.ingest.landing import register
 from pipelines.lib.ingest.telemetry import fetch_prometheus_days, payload_file_name, prometheus_payloads
 from pipelines.lib.settings import DBT_PROJECT_DIR, FinopsHome
 from pipelines.lib.warehouse.connection import connect
+from pipelines.lib.warehouse.loads import load_reference_rows
 from pipelines.lib.warehouse.raw_schema import recover_and_ensure_raw_tables
+from sources.telemetry import prometheus
 from tests.support.warehouse_helpers import query
 
 DBT = str(Path(sys.executable).parent / "dbt")
 DAY = date(2026, 10, 5)
+CAPTURED_DAY, OLD_LOAD_DAY = date(2026, 10, 3), date(2026, 10, 4)
+"""Days of GPU 0's energy as `increase()` answers: a stored capture re-parsed, rows loaded before promql existed."""
 STEP = 900
+ENERGY = "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION"
+INCREASE = f"increase({ENERGY}[{STEP}s])"
 SEEDS = DBT_PROJECT_DIR / "seeds"
 COLUMNS = [
     *("provider", "account_id", "account_name", "resource_id", "resource_name", "region", "gpu_model", "gpu_count"),
@@ -73,9 +87,25 @@ KWH_MJ = Decimal(3_600_000_000)
 TWELVE = Decimal("0.000000000001")
 
 
-def instants() -> list[int]:
-    start = int(datetime(2026, 10, 5, tzinfo=UTC).timestamp())
+def instants(day: date = DAY) -> list[int]:
+    start = int(datetime(day.year, day.month, day.day, tzinfo=UTC).timestamp())
     return [start + STEP * n for n in range(1, 97)]  # 00:15 … 24:00: each reading closes the step before it
+
+
+def legacy_series(day: date) -> dict[str, list[tuple[dict[str, str], list[tuple[int, str]]]]]:
+    """GPU 0 on a day of the old feed: power, and the energy counter's `increase()` per step (mJ), which falls and
+    rises like no counter does (a differencing would find resets and negative steps in it)."""
+    at = instants(day)
+    busy, idle = at[:48], at[48:]
+    power = {t: (600 if t in busy else 100) for t in at}
+    energy = {t: power[t] * STEP * 1000 + (t // STEP) % 5 * 1237 for t in at}
+    return {
+        "DCGM_FI_DEV_POWER_USAGE": [
+            (GPU0 | POD, [(t, str(power[t])) for t in busy]),
+            (GPU0, [(t, str(power[t])) for t in idle]),
+        ],
+        ENERGY: [(GPU0 | POD, [(t, str(energy[t])) for t in busy]), (GPU0, [(t, str(energy[t])) for t in idle])],
+    }
 
 
 def recorded_series() -> dict[str, list[tuple[dict[str, str], list[tuple[int, str]]]]]:
@@ -112,22 +142,39 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> FinopsHome:
         writer.writeheader()
         writer.writerows(BILLS)
     register(home, "gpu_cloud_usage", tmp_path / "bill.csv")
-    folder = prometheus_payloads(home, DAY)
-    folder.mkdir(parents=True)
-    start = datetime(2026, 10, 5, tzinfo=UTC)
-    for metric, series in recorded_series().items():
-        body = {
-            "status": "success",
-            "data": {"resultType": "matrix", "result": [{"metric": m, "values": v} for m, v in series]},
-        }
-        name = payload_file_name(metric, STEP, start + timedelta(seconds=STEP), start + timedelta(days=1))
-        (folder / name).write_bytes(gzip.compress(json.dumps(body).encode()))
+    # today's captures: the counter's readings are marked as such, the gauge's name is as it always was
+    for day, series, counter in ((DAY, recorded_series(), True), (CAPTURED_DAY, legacy_series(CAPTURED_DAY), False)):
+        folder = prometheus_payloads(home, day)
+        folder.mkdir(parents=True)
+        start = datetime(day.year, day.month, day.day, tzinfo=UTC)
+        for metric, metric_series in series.items():
+            name = payload_file_name(
+                metric,
+                STEP,
+                start + timedelta(seconds=STEP),
+                start + timedelta(days=1),
+                counter=counter and metric == ENERGY,
+            )
+            (folder / name).write_bytes(gzip.compress(prometheus.matrix_payload(metric_series)))
     log = logging.getLogger("test")
     with connect(home.warehouse) as con:
+        load_before_promql(con, OLD_LOAD_DAY)
         recover_and_ensure_raw_tables(con)
         assert [result.status for result in ingest_landing_zone(home, con, GPU_CLOUD_USAGE, log=log)] == ["loaded"]
-        loaded = fetch_prometheus_days(home, con, [DAY], offline=True, log=log, step_seconds=STEP)
+        loaded = fetch_prometheus_days(home, con, [CAPTURED_DAY, DAY], offline=True, log=log, step_seconds=STEP)
         assert loaded.outcome.status == "loaded"
+        promql = con.execute(
+            "select sample_date, metric, promql, count(*) from raw.prometheus_gpu_samples group by all order by all"
+        ).fetchall()
+    power_query = f"avg_over_time(DCGM_FI_DEV_POWER_USAGE[{STEP}s])"
+    assert promql == [
+        (CAPTURED_DAY, "DCGM_FI_DEV_POWER_USAGE", power_query, 96),
+        (CAPTURED_DAY, ENERGY, INCREASE, 96),
+        (OLD_LOAD_DAY, "DCGM_FI_DEV_POWER_USAGE", None, 96),
+        (OLD_LOAD_DAY, ENERGY, None, 96),
+        (DAY, "DCGM_FI_DEV_POWER_USAGE", power_query, 192),
+        (DAY, ENERGY, ENERGY, 96),
+    ]
     env = os.environ | {"FINOPS_HOME": str(home.root), "FINOPS_ONPREM_COSTS_THROUGH": DAY.isoformat()}
     build = subprocess.run(
         [DBT, "build", "--select", "+fct_gpu_energy_daily", "--exclude", "test_type:unit",
@@ -138,6 +185,34 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> FinopsHome:
     assert build.returncode == 0, build.stdout[-4000:]
     assert "fct_gpu_energy_daily_column_rules" in build.stdout
     return home
+
+
+def load_before_promql(con, day: date) -> None:
+    """A day loaded by the loader before raw had promql: its table declared without the column, so its Parquet part
+    lacks it (the lake reads it as null beside today's parts), its energy values `increase()` answers."""
+    columns = {name: dtype for name, dtype in PROMETHEUS_SAMPLES.columns.items() if name != "promql"}
+    old_table = ReferenceTable(name=PROMETHEUS_SAMPLES.name, columns=columns, replace_key=("sample_date",))
+    frames = [
+        prometheus.parse_query_range(
+            prometheus.matrix_payload(metric_series),
+            metric=metric,
+            query=prometheus.legacy_query_for(metric, STEP),
+            step_seconds=STEP,
+            source_ref="old loader",
+        ).drop("promql")
+        for metric, metric_series in legacy_series(day).items()
+    ]
+    outcome = load_reference_rows(
+        con,
+        old_table,
+        source=PROMETHEUS.name,
+        delivery=f"old loader@{day}",
+        sha256=f"old loader {day}",
+        frame=pl.concat(frames),
+        format_version="Prometheus query_range v1",
+        whole_partitions=[(day,)],
+    )
+    assert outcome.status == "loaded"
 
 
 def expected_gpu_kwh() -> dict[tuple[str, str, str | None, str], Decimal]:
@@ -177,7 +252,7 @@ def test_gpu_energy_counter_reset_power_and_estimate_add_up_per_pod_and_gpu(buil
     rows = query(
         built.warehouse,
         "select gpu_uuid, allocation_type, pod, energy_source, team, gpu_hours, gpu_kwh, counter_kwh "
-        "from marts.fct_gpu_energy_daily where resource_id = 'node-e1'",
+        f"from marts.fct_gpu_energy_daily where resource_id = 'node-e1' and usage_date = '{DAY}'",
     )
     measured = {(row[0], row[1], row[2], row[3]): row[6] for row in rows}
     assert measured == expected_gpu_kwh()
@@ -210,7 +285,7 @@ def test_facility_energy_and_carbon_follow_server_factor_pue_and_grid(built: Fin
         built.warehouse,
         "select resource_id, energy_source, allocation_type, gpu_hours, gpu_kwh, it_kwh, pue, pue_from, "
         "facility_kwh, region, carbon_factor_year, gco2e_per_kwh, kgco2e, facility_kwh_per_gpu_hour "
-        "from marts.fct_gpu_energy_daily",
+        f"from marts.fct_gpu_energy_daily where usage_date = '{DAY}'",
     )
     for row in rows:
         resource, _, _, hours, gpu_kwh, it_kwh, row_pue, pue_from, facility, region, year, factor, kg, per_h = row
@@ -225,3 +300,42 @@ def test_facility_energy_and_carbon_follow_server_factor_pue_and_grid(built: Fin
     # 10 hours billed, none observed: (idle + 0.5 × (max − idle)) W × 10 h
     assert estimate[1:5] == ("estimated", "unobserved", Decimal(10), (idle + (tdp - idle) / 2) * 10 / 1000)
     assert not [row for row in rows if row[0] == "node-e1" and row[1] == "estimated"]  # fully observed
+
+
+@pytest.mark.parametrize("day", [CAPTURED_DAY, OLD_LOAD_DAY], ids=["stored_increase_capture", "loaded_before_promql"])
+def test_increase_answers_from_before_are_each_steps_energy(built: FinopsHome, day: date):
+    """Each hour's kWh is its four increase() values summed / 3.6e9, the first step's included, no reset found; the
+    day's is those hours' sum, the pod's 00:00-12:00, the unallocated rest."""
+    increases = {t: Decimal(v) for _, values in legacy_series(day)[ENERGY] for t, v in values}
+    hourly: dict[int, Decimal] = defaultdict(Decimal)
+    for t, used in increases.items():
+        hourly[(t - STEP) // 3600] += used
+    expected_hours = {
+        datetime.fromtimestamp(hour * 3600, UTC).replace(tzinfo=None): (used / KWH_MJ).quantize(TWELVE, ROUND_HALF_UP)
+        for hour, used in hourly.items()
+    }
+    rows = query(
+        built.warehouse,
+        "select hour_start, energy_kwh, counter_energy_kwh, energy_counter_resets "
+        f"from intermediate.int_telemetry__gpu_hourly where gpu_uuid = '{GPU0['UUID']}' and usage_date = '{day}'",
+    )
+    assert {row[0]: row[1] for row in rows} == expected_hours
+    assert all(row[2] == row[1] and row[3] == 0 for row in rows)
+    daily = query(
+        built.warehouse,
+        "select allocation_type, pod, energy_source, gpu_kwh from marts.fct_gpu_energy_daily "
+        f"where gpu_uuid = '{GPU0['UUID']}' and usage_date = '{day}'",
+    )
+    noon = datetime(day.year, day.month, day.day, 12)
+    assert {(row[0], row[1], row[2]): row[3] for row in daily} == {
+        ("pod", "train-0", "measured_counter"): sum(kwh for hour, kwh in expected_hours.items() if hour < noon),
+        ("unallocated", None, "measured_counter"): sum(kwh for hour, kwh in expected_hours.items() if hour >= noon),
+    }
+    assert sum(row[3] for row in daily) == sum(expected_hours.values())
+    samples = query(
+        built.warehouse,
+        "select distinct energy_promql, energy_counter_mj is null, energy_counter_reset "
+        f"from intermediate.int_telemetry__gpu_samples where gpu_uuid = '{GPU0['UUID']}' "
+        f"and cast(hour_start as date) = '{day}'",
+    )
+    assert samples == [(INCREASE if day == CAPTURED_DAY else None, True, False)]

@@ -64,6 +64,10 @@ PROMETHEUS_CASES = {
 def test_prometheus_parser_refuses_broken_answers_naming_the_query(case: str):
     with pytest.raises(PrometheusError) as refused:
         parse_query_range(
-            PROMETHEUS_CASES[case], metric="DCGM_FI_PROF_SM_ACTIVE", step_seconds=60, source_ref="recorded:sm_active"
+            PROMETHEUS_CASES[case],
+            metric="DCGM_FI_PROF_SM_ACTIVE",
+            query="avg_over_time(DCGM_FI_PROF_SM_ACTIVE[60s])",
+            step_seconds=60,
+            source_ref="recorded:sm_active",
         )
     assert "recorded:sm_active" in str(refused.value)

@@ -18,6 +18,7 @@
         gpu_instance_id,
         gpu_instance_profile,
         value_invalid,
+        promql,
         sampled_at,
         sample_seconds,
         _load_id as x_load_id,

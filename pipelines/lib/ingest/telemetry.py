@@ -11,7 +11,10 @@ Three raw tables, all in the long sample shape of `sources.telemetry.samples` or
 
 Every load is one transaction and recorded in `audit.loads`; the same payload twice changes nothing.
 Prometheus answers are kept gzipped under FINOPS_HOME/raw/telemetry/<feed folder>/<day>/ (`prometheus` for
-DCGM, `serving` for vLLM/SGLang), one file per metric and window, named so the parser knows what was asked.
+DCGM, `serving` for vLLM/SGLang), one file per metric and window, named so the parser knows what was asked:
+`<metric>__<step>s__<start>-<end>.json.gz`, with `.counter` before `.json.gz` when the query was the bare counter
+(its values are readings). A DCGM counter capture without the marker was written when its energy counter was asked
+as `increase(…[step])`, so it is read back as that (`RangeFeed.unmarked_query`), never as readings.
 Offline (`Settings.offline`) those files (fetched earlier, or the demo's recordings) are parsed instead of
 calling Prometheus; the serving folder may also hold text exposition captures (`*.prom`, `*.prom.gz`: a
 `/metrics` scrape named `<anything>__<unix seconds>.prom`, or a `/federate` answer, whose samples carry
@@ -53,8 +56,11 @@ from sources.telemetry.host_map import read_host_map
 from sources.telemetry.nvidia_smi import read_nvidia_smi_log
 
 _PAYLOAD_NAME = re.compile(
-    r"^(?P<metric>[A-Za-z_:][A-Za-z0-9_:]*)__(?P<step>\d+)s__(?P<start>\d+)-(?P<end>\d+)\.json\.gz$"
+    r"^(?P<metric>[A-Za-z_:][A-Za-z0-9_:]*)__(?P<step>\d+)s__(?P<start>\d+)-(?P<end>\d+)"
+    r"(?P<counter>\.counter)?\.json\.gz$"
 )
+COUNTER_MARKER = ".counter"
+"""In a capture's name before `.json.gz`: the query was the bare counter, so its values are readings."""
 Parsed = tuple[pl.DataFrame, tuple[DeliveryWarning, ...]]
 _CAPTURE_TIME = re.compile(r"__(?P<unix>\d+)\.prom(\.gz)?$")
 
@@ -81,6 +87,9 @@ class RangeFeed:
     format_version: str
     captures: str | None = None
     """A glob of other recordings in the day's folder the parser reads (exposition captures)."""
+    unmarked_query: Callable[[str, int], str] | None = None
+    """The query a capture without the counter marker answers, where not `query`: captures were unmarked before
+    counters were read bare, and DCGM asked its energy counter as `increase(…)` then."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.entry.raw_table, ReferenceTable):
@@ -115,8 +124,10 @@ def prometheus_payloads(home: FinopsHome, day: date, folder: str = "prometheus")
     return home.raw_payloads / "telemetry" / folder / day.isoformat()
 
 
-def payload_file_name(metric: str, step_seconds: int, start: datetime, end: datetime) -> str:
-    return f"{metric}__{step_seconds}s__{int(start.timestamp())}-{int(end.timestamp())}.json.gz"
+def payload_file_name(metric: str, step_seconds: int, start: datetime, end: datetime, *, counter: bool = False) -> str:
+    """`counter`: the answer holds the bare counter's readings (marked, so it is never read as increases)."""
+    marker = COUNTER_MARKER if counter else ""
+    return f"{metric}__{step_seconds}s__{int(start.timestamp())}-{int(end.timestamp())}{marker}.json.gz"
 
 
 def day_window(day: date, step_seconds: int) -> tuple[datetime, datetime]:
@@ -159,6 +170,7 @@ DCGM_FEED = RangeFeed(
     window=day_window,
     parse=_parse_dcgm,
     format_version="Prometheus query_range v1",
+    unmarked_query=prometheus.legacy_query_for,
 )
 SERVING_FEED = RangeFeed(
     entry=SERVING,
@@ -174,31 +186,40 @@ SERVING_FEED = RangeFeed(
 
 
 def store_responses(folder: Path, responses: list[prometheus.RangeResponse]) -> None:
+    """Each answer gzipped under a name that rebuilds its query; a bare counter's is marked `.counter`."""
     folder.mkdir(parents=True, exist_ok=True)
     for response in responses:
-        name = payload_file_name(response.metric, response.step_seconds, response.window.start, response.window.end)
+        name = payload_file_name(
+            response.metric,
+            response.step_seconds,
+            response.window.start,
+            response.window.end,
+            counter=response.query == response.metric,
+        )
         (folder / name).write_bytes(gzip.compress(response.payload, compresslevel=6, mtime=0))
 
 
-def stored_responses(
-    folder: Path, url: str, query: Callable[[str, int], str] = prometheus.query_for
-) -> list[prometheus.RangeResponse]:
-    """The recorded answers of a day, rebuilt from their file names (metric, step, window) and the feed's query."""
+def stored_responses(folder: Path, url: str, feed: RangeFeed = DCGM_FEED) -> list[prometheus.RangeResponse]:
+    """The recorded answers of a day, rebuilt from their file names (metric, step, window, counter marker): a marked
+    capture answers the bare counter, an unmarked one the feed's `unmarked_query` (else its `query`)."""
+    unmarked = feed.unmarked_query or feed.query
     responses = []
     for path in sorted(folder.glob("*.json.gz")) if folder.exists() else []:
         match = _PAYLOAD_NAME.match(path.name)
         if match is None:
             raise prometheus.PrometheusError(
-                str(path), "not a recorded query_range file (<metric>__<step>s__<start>-<end>.json.gz)"
+                str(path),
+                "not a recorded query_range file (<metric>__<step>s__<start>-<end>.json.gz, or "
+                "<metric>__<step>s__<start>-<end>.counter.json.gz for a bare counter's readings)",
             )
-        step = int(match["step"])
+        metric, step = match["metric"], int(match["step"])
         window = prometheus.Window(
             datetime.fromtimestamp(int(match["start"]), UTC), datetime.fromtimestamp(int(match["end"]), UTC)
         )
         responses.append(
             prometheus.RangeResponse(
-                match["metric"],
-                query(match["metric"], step),
+                metric,
+                metric if match["counter"] else unmarked(metric, step),
                 window,
                 step,
                 url,
@@ -232,7 +253,7 @@ def fetch_prometheus_days(
         folder = prometheus_payloads(home, day, feed.folder)
         captures: list[Path] = []
         if offline:
-            responses = stored_responses(folder, f"recorded:{folder}", feed.query)
+            responses = stored_responses(folder, f"recorded:{folder}", feed)
             if feed.captures and folder.exists():
                 captures = sorted(folder.glob(feed.captures))
             if not responses and not captures:
@@ -257,7 +278,8 @@ def fetch_prometheus_days(
         first_ref = first_ref or (responses[0].url if responses else str(folder))
         digest.update(day.isoformat().encode())
         for response in responses:
-            digest.update(response.metric.encode() + b"\0" + response.payload)
+            # the query too: the same bytes answering increase() or the bare counter are different rows
+            digest.update(response.metric.encode() + b"\0" + response.query.encode() + b"\0" + response.payload)
         for capture in captures:
             digest.update(capture.name.encode() + b"\0" + capture.read_bytes())
     if not loaded:

@@ -34,6 +34,9 @@ def test_demo_telemetry_parses_and_matches_its_ledger(tmp_path: Path):
     series_rows = pl.concat(frames).with_columns(
         resource=pl.coalesce("resource_id", pl.col("host").replace_strict(mapped, default=None))
     )
+    # the energy captures are marked as the counter's readings, so they are re-parsed as such, never as increases
+    energy_queries = series_rows.filter(pl.col("metric") == "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION")["promql"]
+    assert energy_queries.unique().to_list() == ["DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION"]
     # the cluster's GPU shared by two pods has one series per pod: the same sample twice, once per pod; the MIG GPU's
     # slices are series of their own under the parent's UUID
     samples = series_rows.unique(

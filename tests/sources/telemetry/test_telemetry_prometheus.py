@@ -15,7 +15,14 @@ from dagster_duckdb import DuckDBResource
 
 from pipelines.defs.telemetry.assets import prometheus_gpu_samples, serving_metric_samples
 from pipelines.lib.catalog.telemetry import PROMETHEUS_SAMPLES
-from pipelines.lib.ingest.telemetry import fetch_prometheus_days, payload_file_name, prometheus_payloads
+from pipelines.lib.ingest.telemetry import (
+    SERVING_FEED,
+    fetch_prometheus_days,
+    payload_file_name,
+    prometheus_payloads,
+    store_responses,
+    stored_responses,
+)
 from pipelines.lib.settings import FinopsHome, Settings
 from pipelines.lib.warehouse.connection import connect
 from sources.common.http import HttpClient
@@ -144,6 +151,7 @@ def test_error_envelope_and_malformed_json_name_url_and_reason():
         prometheus.parse_query_range(
             prometheus.matrix_payload([({"UUID": "GPU-1"}, [(1791194400, "busy")])]),
             metric="DCGM_FI_DEV_GPU_UTIL",
+            query="avg_over_time(DCGM_FI_DEV_GPU_UTIL[60s])",
             step_seconds=60,
             source_ref="test",
         )
@@ -319,7 +327,9 @@ MIG_UTIL = (FIXTURES / "query_range_mig_gpu_util.json").read_bytes()
 
 
 def test_mig_slices_keep_their_instance_and_gpu_util_sentinels_are_no_reading():
-    frame = prometheus.parse_query_range(MIG_UTIL, metric="DCGM_FI_DEV_GPU_UTIL", step_seconds=900, source_ref="mig")
+    frame = prometheus.parse_query_range(
+        MIG_UTIL, metric="DCGM_FI_DEV_GPU_UTIL", query="q", step_seconds=900, source_ref="mig"
+    )
     by_series = {
         (row["gpu_uuid"][-3:], row["gpu_instance_id"], row["gpu_instance_profile"], row["value_invalid"])
         for row in frame.to_dicts()
@@ -340,4 +350,50 @@ def test_mig_slices_keep_their_instance_and_gpu_util_sentinels_are_no_reading():
 def test_a_slice_without_a_readable_profile_is_rejected_naming_the_series(labels: dict[str, str], reason: str):
     payload = prometheus.matrix_payload([({"UUID": "GPU-1", "Hostname": "h"} | labels, [(1791159300, "0.5")])])
     with pytest.raises(PrometheusError, match=reason):
-        prometheus.parse_query_range(payload, metric="DCGM_FI_PROF_GR_ENGINE_ACTIVE", step_seconds=900, source_ref="x")
+        prometheus.parse_query_range(
+            payload, metric="DCGM_FI_PROF_GR_ENGINE_ACTIVE", query="q", step_seconds=900, source_ref="x"
+        )
+
+
+ENERGY = "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION"
+
+
+def test_a_counter_capture_says_it_holds_readings_and_an_unmarked_one_is_an_old_increase(tmp_path: Path):
+    """Captures are re-parsed offline with the query their name rebuilds: a bare counter's readings are marked
+    `.counter`, so an energy capture without the marker was stored when the feed asked `increase(…)`."""
+    start, end = datetime(2026, 10, 5, 0, 15, tzinfo=UTC), datetime(2026, 10, 6, tzinfo=UTC)
+    window, span = prometheus.Window(start, end), f"{int(start.timestamp())}-{int(end.timestamp())}"
+    payload = prometheus.matrix_payload([({"UUID": "GPU-1", "Hostname": "n1"}, [(end.timestamp(), "540000000")])])
+    power = "avg_over_time(DCGM_FI_DEV_POWER_USAGE[900s])"
+    store_responses(
+        tmp_path / "new",
+        [
+            prometheus.RangeResponse(ENERGY, ENERGY, window, 900, "u", payload),
+            prometheus.RangeResponse("DCGM_FI_DEV_POWER_USAGE", power, window, 900, "u", payload),
+        ],
+    )
+    assert sorted(path.name for path in (tmp_path / "new").iterdir()) == [
+        f"DCGM_FI_DEV_POWER_USAGE__900s__{span}.json.gz",  # a gauge's name as it always was
+        f"{ENERGY}__900s__{span}.counter.json.gz",
+    ]
+    new = stored_responses(tmp_path / "new", "recorded")
+    assert [(answer.metric, answer.query) for answer in new] == [("DCGM_FI_DEV_POWER_USAGE", power), (ENERGY, ENERGY)]
+    old = tmp_path / "old"
+    old.mkdir()
+    (old / payload_file_name(ENERGY, 900, start, end)).write_bytes(gzip.compress(payload))
+    (answer,) = stored_responses(old, "recorded")
+    assert answer.query == f"increase({ENERGY}[900s])" == prometheus.legacy_query_for(ENERGY, 900)
+    rows = prometheus.parse_responses([answer])
+    assert rows.select("promql", "value").rows() == [(f"increase({ENERGY}[900s])", Decimal(540000000))]
+    assert rows.schema == SAMPLE_SCHEMA
+    # the serving feed always asked the bare counters: its unmarked captures are readings
+    served = tmp_path / "serving"
+    served.mkdir()
+    (served / payload_file_name("vllm:prompt_tokens_total", 900, start, end)).write_bytes(gzip.compress(payload))
+    (serving_answer,) = stored_responses(served, "recorded", SERVING_FEED)
+    assert serving_answer.query == "vllm:prompt_tokens_total"
+    (old / "sm_active.json.gz").write_bytes(gzip.compress(payload))
+    with pytest.raises(
+        PrometheusError, match=r"<metric>__<step>s__<start>-<end>\.counter\.json\.gz for a bare counter"
+    ):
+        stored_responses(old, "recorded")

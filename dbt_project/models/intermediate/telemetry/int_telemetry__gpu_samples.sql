@@ -9,18 +9,24 @@
     energy), so slices never collide, and each slice carries its share of the GPU (macro mig_slice_share:
     g/7 by default). A value the loader recognised as a DCGM sentinel (value_invalid, e.g. GPU_UTIL under
     MIG) is null and counted in util_invalid, never averaged in.
-    The energy counter (DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION, mJ since the driver loaded) is differenced per
-    GPU series (source, host, UUID; the parent's, never a MIG slice's), pod labels ignored since it is the device's: the increase since the GPU's
-    previous reading, or the reading itself where it fell (a reboot or driver reload restarted the counter from
-    0: energy_counter_reset). A GPU's first reading has no increase; the hourly roll-up integrates power there.
+    The energy counter (DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION, mJ since the driver loaded) is read as the raw row's
+    PromQL says (promql). Asked bare (promql is the metric), its readings are differenced per GPU series (source,
+    host, UUID; the parent's, never a MIG slice's), pod labels ignored since it is the device's: the increase since
+    the GPU's previous reading, or the reading itself where it fell (a reboot or driver reload restarted the counter
+    from 0: energy_counter_reset). A GPU's first reading has no increase; the hourly roll-up integrates power there.
+    Asked as increase(…[step]) (the feed's query before), or with a null promql (rows loaded before the column
+    existed, which were all increases), the value is the step's energy as it stands: never differenced, and never
+    a previous reading for a bare one.
     A table: samples are the largest input in the warehouse, and the tests and the hourly roll-up
     would otherwise each repeat the de-duplication and pivot.
 -#}
 
 {%- set sample_columns = [
     'source', 'host', 'gpu_uuid', 'gpu_index', 'gpu_model_name', 'metric', 'value', 'namespace', 'pod',
-    'resource_id', 'gpu_instance_id', 'gpu_instance_profile', 'value_invalid', 'sampled_at', 'sample_seconds',
+    'resource_id', 'gpu_instance_id', 'gpu_instance_profile', 'value_invalid', 'promql', 'sampled_at',
+    'sample_seconds',
 ] %}
+{%- set energy_metric = 'DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION' %}
 
 with
 
@@ -75,7 +81,8 @@ pivoted as (
         max(case when metric = 'DCGM_FI_DEV_GPU_UTIL' then value end) as gpu_util_percent,
         max(case when metric = 'DCGM_FI_DEV_FB_USED' then value end) as fb_used_mib,
         max(case when metric = 'DCGM_FI_DEV_POWER_USAGE' then value end) as power_w,
-        max(case when metric = 'DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION' then value end) as energy_mj,
+        max(case when metric = '{{ energy_metric }}' then value end) as energy_mj,
+        max(case when metric = '{{ energy_metric }}' then promql end) as energy_promql,
         sum(case when metric = 'DCGM_FI_DEV_GPU_UTIL' and value_invalid then 1 else 0 end) as util_invalid
     from latest
     group by source, host, gpu_uuid, gpu_instance_id, sampled_at
@@ -110,7 +117,7 @@ counter_readings as (
             partition by telemetry_source, host, gpu_uuid order by sampled_at
         ) as previous_counter_mj
     from pivoted
-    where energy_mj is not null and gpu_instance_id is null
+    where energy_mj is not null and gpu_instance_id is null and energy_promql = '{{ energy_metric }}'
 
 ),
 
@@ -159,7 +166,12 @@ final as (
         pivoted.fb_used_mib,
         pivoted.power_w,
         counter_increases.energy_counter_mj,
-        counter_increases.energy_increase_mj as energy_mj,
+        case
+            when pivoted.gpu_instance_id is not null then null
+            when pivoted.energy_promql is null or pivoted.energy_promql like 'increase(%' then pivoted.energy_mj
+            else counter_increases.energy_increase_mj
+        end as energy_mj,
+        pivoted.energy_promql,
         coalesce(counter_increases.energy_counter_reset, false) as energy_counter_reset,
         pivoted.util_invalid > 0 as util_invalid
     from pivoted

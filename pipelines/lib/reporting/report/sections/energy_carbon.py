@@ -20,7 +20,7 @@ HEADING = Section(
         "estimated from the GPU model's idle and maximum power at an assumed utilization, and labelled so. Facility "
         "energy adds the rest of the server (CPUs, memory, fans: Epoch AI's chip-to-server factor) and the data "
         "centre's PUE. kgCO2e is location-based: facility kWh × the grid's average gCO2e/kWh for the region and year "
-        "(seed grid_carbon_intensity; its values are marked unverified until replaced by published factors). Owned "
+        "(seed grid_carbon_intensity: published per-region figures, each row naming its source). Owned "
         "servers' energy cost is set from measured kWh beside the inventory's assumption, which the FOCUS lines keep."
     ),
     (

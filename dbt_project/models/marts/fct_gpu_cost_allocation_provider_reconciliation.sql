@@ -1,7 +1,8 @@
 {#-
     Our Kubernetes chargeback against the provider's own split, per node (AWS: the parent EC2 instance id) and day:
     one row per pod either side names, matched on namespace and pod, and one `unallocated` row per node and day
-    pairing our unallocated row with AWS's unused cost, each with both amounts and their difference; every row also
+    pairing our unallocated row (with the node's idle MIG slices, which are unused capacity too) with AWS's unused
+    cost, each with both amounts and their difference; every row also
     carries the node's totals (our bill-based node cost, AWS's split plus unused) and their difference, so a gap
     between AWS's split and the bill is shown on the node, not absorbed. Only the nodes and days AWS splits
     (int_gpu_allocation__aws_split_daily); a pod only one side names has the other side's amount null.
@@ -48,25 +49,34 @@ split_node_days as (
 
 ),
 
+-- our rows of those node-days; idle MIG slices are unused capacity, so they join our unallocated row
 chargeback as (
 
     select
         allocation.usage_date,
         allocation.resource_id,
         allocation.billing_currency,
-        allocation.allocation_type,
+        case when allocation.allocation_type = 'idle_mig_slice' then 'unallocated' else allocation.allocation_type end
+            as allocation_type,
         allocation.namespace,
         allocation.pod,
-        allocation.team,
-        allocation.allocation_source,
-        allocation.gpu_hours,
-        allocation.allocated_cost,
-        allocation.node_effective_cost
+        max(allocation.team) as team,
+        max(allocation.allocation_source) as allocation_source,
+        sum(allocation.gpu_hours) as gpu_hours,
+        sum(allocation.allocated_cost) as allocated_cost,
+        max(allocation.node_effective_cost) as node_effective_cost
     from {{ ref('fct_gpu_cost_allocation_daily') }} as allocation
     inner join split_node_days
         on allocation.usage_date = split_node_days.usage_date
         and allocation.resource_id = split_node_days.resource_id
         and allocation.billing_currency = split_node_days.billing_currency
+    group by
+        allocation.usage_date,
+        allocation.resource_id,
+        allocation.billing_currency,
+        case when allocation.allocation_type = 'idle_mig_slice' then 'unallocated' else allocation.allocation_type end,
+        allocation.namespace,
+        allocation.pod
 
 ),
 

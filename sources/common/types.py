@@ -67,4 +67,6 @@ def sql_type(dtype: pl.DataType) -> str:
         return "DATE"
     if dtype == pl.Int64:
         return "BIGINT"
+    if dtype == pl.Boolean:
+        return "BOOLEAN"
     return "VARCHAR"

@@ -130,7 +130,15 @@ def _parser() -> argparse.ArgumentParser:
         help="the export format of every PATH (default: recognised from each file's header or folder's manifest)",
     )
     ingest.add_argument(
-        "--rebuild", action="store_true", help="rebuild the models even when nothing new was loaded (or no PATH given)"
+        "--rebuild",
+        action="store_true",
+        help="rebuild every model, even when nothing new was loaded (or no PATH given); without it, a build covers "
+        "what the loads and the day changed",
+    )
+    ingest.add_argument(
+        "--full-refresh",
+        action="store_true",
+        help="rebuild every model and the incremental ones from scratch (dbt build --full-refresh); implies --rebuild",
     )
     ingest.add_argument(
         "--retry",

@@ -52,7 +52,7 @@ def demo(settings: Settings, args: argparse.Namespace) -> int:
     # On-prem cost lines run to a cut-off day (default: yesterday); pin it to the sample's last day.
     dbt_vars = {"onprem_costs_through": demo_last_day().isoformat()}
     results, ok = execute(
-        transform_selection() | dg.AssetSelection.groups("ingest"), "load and dbt build", offline, dbt_vars
+        transform_selection() | dg.AssetSelection.groups("ingest"), "load and dbt build", offline, {"vars": dbt_vars}
     )
     print_delivery_summary(home.warehouse, results)
     if not ok:

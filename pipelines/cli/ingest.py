@@ -23,6 +23,7 @@ def ingest(settings: Settings, args: argparse.Namespace) -> int:
     from sources.common.detect import detect_source
 
     retries = args.retry or []
+    args.rebuild = args.rebuild or args.full_refresh
     if not args.paths and not retries:
         if not args.rebuild:
             print(
@@ -31,7 +32,10 @@ def ingest(settings: Settings, args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
             return 2
-        return 0 if build_models(settings, "run `gpu-finops ingest --rebuild` again") else 1
+        built = build_models(
+            settings, "run `gpu-finops ingest --rebuild` again", full=True, full_refresh=args.full_refresh
+        )
+        return 0 if built else 1
     deliveries = []
     for path in args.paths:
         source = args.source
@@ -61,7 +65,9 @@ def ingest(settings: Settings, args: argparse.Namespace) -> int:
         print(f"Rebuilding the models: {owed}.")
     built = False
     if ok and (args.rebuild or loaded or owed):
-        ok = built = build_models(settings, "the next `gpu-finops ingest` rebuilds")
+        # What the loads changed is built (the build plans it); --rebuild builds every model.
+        next_time = "the next `gpu-finops ingest` rebuilds"
+        ok = built = build_models(settings, next_time, full=args.rebuild, full_refresh=args.full_refresh)
     elif ok:
         # Rebuilding would change nothing, and a rejected delivery leaves the warehouse as it was.
         print("Nothing new was loaded, so the models were not rebuilt (--rebuild forces it).")

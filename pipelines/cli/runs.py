@@ -77,17 +77,17 @@ def run_assets(
 
 
 def execute(
-    selection: Any, label: str, settings: Settings, dbt_vars: dict[str, str] | None = None
+    selection: Any, label: str, settings: Settings, dbt_config: dict[str, Any] | None = None
 ) -> tuple[list[dict[str, Any]], bool]:
     """One in-process run of `selection` (a Dagster AssetSelection): the deliveries it loaded, and success.
 
-    `dbt_vars` are passed to this run's `dbt build` as `--vars`.
+    `dbt_config` is the run's DbtBuildConfig (`vars` for `--vars`, `full`, `full_refresh`).
     """
     from pipelines.defs.transform.dbt import gpu_finops_dbt_models
 
     run_config = None
-    if dbt_vars:
-        run_config = {"ops": {gpu_finops_dbt_models.op.name: {"config": {"vars": dbt_vars}}}}
+    if dbt_config:
+        run_config = {"ops": {gpu_finops_dbt_models.op.name: {"config": dbt_config}}}
     result = run_assets(selection, label, settings, run_config=run_config)
     deliveries: list[dict[str, Any]] = []
     for event in result.get_asset_materialization_events():
@@ -102,13 +102,15 @@ def execute(
     return deliveries, result.success
 
 
-def build_models(settings: Settings, next_time: str) -> bool:
-    """Every model, seed and test in one dbt build (see `transform_selection`); `next_time` says, if a signal
-    stops it, what rebuilds them later."""
+def build_models(settings: Settings, next_time: str, *, full: bool = False, full_refresh: bool = False) -> bool:
+    """One dbt build of what changed since the last build (see `transform_selection`), or of every model, seed
+    and test when `full`; `full_refresh` also rebuilds the incremental models from scratch. `next_time` says, if
+    a signal stops it, what rebuilds them later."""
     from pipelines.defs.asset_selections import transform_selection
 
     signals.progress.start(f"model build ({next_time})")
-    _, built = execute(transform_selection(), "dbt build", settings)
+    dbt_config = {"full": True, "full_refresh": True} if full_refresh else {"full": True} if full else None
+    _, built = execute(transform_selection(), "dbt build", settings, dbt_config)
     signals.progress.finish("models built" if built else "model build failed")
     print("Models built." if built else "The model build failed (see above).")
     return built

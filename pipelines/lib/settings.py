@@ -68,6 +68,10 @@ class FinopsHome:
     def dagster_home(self) -> Path:
         return self.root / "dagster"
 
+    def dbt_partial_parse(self, engine: str) -> Path:
+        """dbt's parse of the project for this warehouse and engine, kept between builds (transform/dbt.py)."""
+        return self.root / "dbt" / f"partial_parse-{engine}.msgpack"
+
     @property
     def spark_warehouse(self) -> Path:
         """Where the `spark` dbt target writes its tables (`<schema>.db/<table>/`): see profiles.yml."""

@@ -14,8 +14,17 @@ from pipelines.lib.catalog.billing import SOURCES_BY_NAME
 from pipelines.lib.foundation.failpoints import pause_if_requested
 from pipelines.lib.operations.recovery import DBT_PID_TAG, DBT_STOP_SECONDS
 from pipelines.lib.settings import DUCKDB_WRITER_POOL, FinopsHome, Settings
+from pipelines.lib.transform.build_plan import plan_next_build
 from pipelines.lib.transform.builds import finish_build, start_build
-from pipelines.lib.transform.dbt import FinopsDbtTranslator, dbt_project, prune_run_targets, require_manifest
+from pipelines.lib.transform.dbt import (
+    FinopsDbtTranslator,
+    dbt_project,
+    prune_run_targets,
+    require_manifest,
+    reuse_partial_parse,
+    run_target_path,
+    save_partial_parse,
+)
 from pipelines.lib.transform.model_audit import audit_failed_build, failing_nodes
 from pipelines.lib.transform.spark_tables import publish_spark_tables, spark_tables
 from pipelines.lib.transform.withholding import withhold
@@ -24,13 +33,18 @@ from pipelines.lib.warehouse.raw_schema import recover_and_ensure_raw_tables
 
 
 class DbtBuildConfig(dg.Config):
-    """dbt project variables for one run, passed as `--vars`.
+    """How one run builds the models.
 
-    The demo pins `onprem_costs_through` to its last day this way, so its on-prem cost lines cover
-    exactly the sample months whatever today's date is. Empty (the default): dbt_project.yml decides.
+    `vars`: dbt project variables, passed as `--vars`. The demo pins `onprem_costs_through` to its last day this
+    way, so its on-prem cost lines cover exactly the sample months whatever today's date is. Empty (the
+    default): dbt_project.yml decides.
+    `full`: build every model, not only what changed since the last build (build_plan.py); `full_refresh` also
+    rebuilds the incremental models from scratch (`dbt build --full-refresh`).
     """
 
     vars: dict[str, str] = Field(default_factory=dict)
+    full: bool = False
+    full_refresh: bool = False
 
 
 MAX_REBUILDS = 3
@@ -50,35 +64,64 @@ def gpu_finops_dbt_models(
     settings: dg.ResourceParam[Settings],
     config: DbtBuildConfig,
 ):
-    """Staging, intermediate and mart models with their tests, built in one `dbt build`.
+    """Staging, intermediate and mart models with their tests, built in one `dbt build` of what changed.
+
+    A run of every model builds only what the loads and the day changed since the last build, every model when
+    the project changed, and nothing (no dbt) when nothing did (pipelines/lib/transform/build_plan.py).
 
     Write, audit, publish: the billing loads committed since the last successful build are not published until this
     build accepts them. If data tests fail on rows of some of them, those loads are withheld (taken back out of raw,
     quarantined with the rule: model_audit.py, withholding.py) and the build runs again without them, so every other
     delivery and source reaches the marts in the same run.
     """
-    # Unit tests check the SQL against fixed cases, not the data: dbt recommends leaving them out of production
-    # builds. The test suite runs every one of them (tests/dbt/test_dbt_unit_tests.py).
-    args = ["build", "--exclude-resource-type", "unit_test"]
-    if config.vars:
-        args += ["--vars", json.dumps(config.vars, sort_keys=True)]
+    everything = context.selected_asset_keys >= gpu_finops_dbt_models.keys
     with duckdb.get_connection() as con:
         recover_and_ensure_raw_tables(con)
-        build_id = start_build(con, run_id=context.run_id, command=shlex.join(["dbt", *args]))
+        plan = plan_next_build(
+            con,
+            dbt_project.manifest_path,
+            vars_=config.vars,
+            engine=settings.engine,
+            full=config.full or not everything,
+            full_refresh=config.full_refresh,
+        )
+        if plan.scope == "nothing":
+            context.log.info(f"No model needs building: {plan.reason}.")
+            return
+        context.log.info(f"Building {plan.describe()}.")
+        # Unit tests check the SQL against fixed cases, not the data: dbt recommends leaving them out of
+        # production builds. The test suite runs every one of them (tests/dbt/test_dbt_unit_tests.py).
+        args = ["build", *plan.dbt_args()]
+        if config.vars:
+            args += ["--vars", json.dumps(config.vars, sort_keys=True)]
+        build_id = start_build(
+            con,
+            run_id=context.run_id,
+            command=shlex.join(["dbt", "build", *plan.dbt_args()[:2]]) + f" ({plan.describe()})",
+            # A run of some models (from the UI) covers no load: the next run of every model plans as if it had
+            # not happened.
+            scope=plan.scope if everything else "subset",
+            project_state=plan.project_state,
+            run_date=plan.run_date,
+        )
         unpublished = unpublished_load_ids(con)
     # audit.builds says whether this build finished (a SIGKILL leaves it `started`: the next run rebuilds).
     prune_run_targets()
     invocation = None
     events = _StepEvents()
+    parse_cache = settings.home.dbt_partial_parse(settings.engine)
     try:
         for attempt in range(MAX_REBUILDS + 1):
-            invocation = dbt.cli(args, context=context, raise_on_error=False)
+            target_path = run_target_path(context.op.name, context.run_id)
+            reuse_partial_parse(parse_cache, target_path)
+            invocation = dbt.cli(args, context=context, raise_on_error=False, target_path=target_path)
             # A killed run's dbt keeps building on its own: the next run finds its PID here and stops it.
             context.instance.add_run_tags(context.run_id, {DBT_PID_TAG: str(invocation.process.pid)})
             for number, event in enumerate(invocation.stream()):
                 yield from events.admit(event)
                 if number == 0 and attempt == 0:
                     pause_if_requested("building")
+            save_partial_parse(target_path, parse_cache)
             if invocation.is_successful() or settings.engine == "spark" or attempt == MAX_REBUILDS:
                 break
             withheld = _withhold_what_failed(context, duckdb, settings, invocation, unpublished)
@@ -100,8 +143,9 @@ def gpu_finops_dbt_models(
         _finish(duckdb, build_id, "interrupted" if interrupted else "failed", str(exc).strip()[:2000] or None)
         raise
     with duckdb.get_connection() as con:
-        # Only a build of every model has audited the loads (a run of some models, from the UI, has not).
-        if context.selected_asset_keys >= gpu_finops_dbt_models.keys:
+        # Only a build of every model downstream of the loads has audited them (a run of some models, from the
+        # UI, has not).
+        if everything:
             publish_loads(con, unpublished)
         finish_build(con, build_id, status="succeeded")
 

@@ -5,12 +5,16 @@ The dbt asset writes a `started` row before dbt starts and sets it to `succeeded
 `started`; the next build marks such rows `interrupted` (only one writer runs at a time, so a `started`
 row found then belongs to a process that is gone). `rebuild_reason` is what the CLI asks before it skips
 a rebuild because no delivery was new.
+
+Each row also records what the build covered (`scope`: `full`, every model, or `changed`, what changed since the
+last one), the state of the project it built and the day it ran on: the next build plans against the last
+successful one (build_plan.py).
 """
 
 from __future__ import annotations
 
 import uuid
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 import duckdb
@@ -36,9 +40,21 @@ def ensure_builds_table(con: duckdb.DuckDBPyConnection) -> None:
         )
         """
     )
+    # Warehouses from before build plans: their builds were full builds of an unknown project state.
+    con.execute("ALTER TABLE audit.builds ADD COLUMN IF NOT EXISTS scope VARCHAR DEFAULT 'full'")
+    con.execute("ALTER TABLE audit.builds ADD COLUMN IF NOT EXISTS project_state VARCHAR")
+    con.execute("ALTER TABLE audit.builds ADD COLUMN IF NOT EXISTS run_date DATE")
 
 
-def start_build(con: duckdb.DuckDBPyConnection, *, run_id: str | None, command: str) -> str:
+def start_build(
+    con: duckdb.DuckDBPyConnection,
+    *,
+    run_id: str | None,
+    command: str,
+    scope: str = "full",
+    project_state: str | None = None,
+    run_date: date | None = None,
+) -> str:
     """Record a build about to start; earlier builds still `started` are marked `interrupted`."""
     ensure_builds_table(con)
     now = _now()
@@ -48,7 +64,11 @@ def start_build(con: duckdb.DuckDBPyConnection, *, run_id: str | None, command: 
         "UPDATE audit.builds SET status = 'interrupted', message = 'the process ended before dbt finished' "
         "WHERE status = 'started'"
     )
-    con.execute("INSERT INTO audit.builds VALUES (?, ?, ?, 'started', ?, NULL, NULL)", [build_id, run_id, command, now])
+    con.execute(
+        "INSERT INTO audit.builds (build_id, run_id, command, status, started_at, scope, project_state, run_date) "
+        "VALUES (?, ?, ?, 'started', ?, ?, ?, ?)",
+        [build_id, run_id, command, now, scope, project_state, run_date],
+    )
     con.commit()
     return build_id
 

@@ -4,6 +4,8 @@
   from the same Parquet files: the closest thing to the physical limit of this machine.
 - `ingest`: the project's own code path for every delivery waiting in the landing zone (hash, parse,
   validate, load with restatement and audit records), then the audit check the ingest asset blocks on.
+- `build`: what the dbt asset does, without Dagster: plan the build against the last one (every model, what
+  changed, or nothing: pipelines/lib/transform/build_plan.py), run `dbt build` on the plan, record it.
 """
 
 from __future__ import annotations
@@ -11,12 +13,16 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import subprocess
 import sys
+import time
 from pathlib import Path
 
 from pipelines.lib.catalog.billing import SOURCES_BY_NAME
 from pipelines.lib.ingest.billing_deliveries import ingest_landing_zone
-from pipelines.lib.settings import FinopsHome
+from pipelines.lib.settings import DBT_PROJECT_DIR, FinopsHome, Settings
+from pipelines.lib.transform.build_plan import plan_next_build
+from pipelines.lib.transform.builds import finish_build, start_build
 from pipelines.lib.warehouse.connection import connect
 from pipelines.lib.warehouse.loads import audit_mismatches
 from pipelines.lib.warehouse.raw_schema import recover_and_ensure_raw_tables
@@ -57,6 +63,41 @@ def ingest(home: FinopsHome, source: str) -> dict[str, object]:
     return {"rows": sum(r.rows for r in results if r.status == "loaded"), "deliveries": len(results)}
 
 
+def build(home: FinopsHome, target: Path, select: list[str]) -> dict[str, object]:
+    """The dbt asset's build without Dagster: the plan (and how long planning took), then dbt on it in `target`,
+    whose manifest the plan reads (parsed before, as a deployment's is). `select` narrows the build (smoke runs)."""
+    started = time.perf_counter()
+    engine = Settings.from_environment().engine
+    with connect(home.warehouse) as con:
+        recover_and_ensure_raw_tables(con)
+        plan = plan_next_build(con, target / "manifest.json", vars_={}, engine=engine)
+        selection_seconds = time.perf_counter() - started
+        result: dict[str, object] = {
+            "scope": plan.scope,
+            "reason": plan.reason,
+            "selected_nodes": len(plan.selected),
+            "selection_seconds": round(selection_seconds, 3),
+        }
+        if plan.scope == "nothing":
+            return result
+        build_id = start_build(
+            con,
+            run_id=None,
+            command="dbt build",
+            scope=plan.scope,
+            project_state=plan.project_state,
+            run_date=plan.run_date,
+        )
+    dbt = [str(Path(sys.executable).parent / "dbt"), "build", "--target-path", str(target), "--quiet"]
+    dbt += plan.dbt_args() + (["--select", *select] if select else [])
+    completed = subprocess.run(dbt, cwd=DBT_PROJECT_DIR, capture_output=True, text=True)
+    with connect(home.warehouse) as con:
+        finish_build(con, build_id, status="succeeded" if completed.returncode == 0 else "failed")
+    if completed.returncode != 0:
+        raise SystemExit(f"dbt build failed (exit {completed.returncode}):\n{completed.stdout[-3000:]}")
+    return result | {"build_seconds": round(time.perf_counter() - started - selection_seconds, 3)}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.phases")
     commands = parser.add_subparsers(dest="phase", required=True)
@@ -66,9 +107,15 @@ def main(argv: list[str] | None = None) -> int:
     load = commands.add_parser("ingest")
     load.add_argument("--home", type=Path, required=True)
     load.add_argument("--source", default="aws_cur")
+    models = commands.add_parser("build")
+    models.add_argument("--home", type=Path, required=True)
+    models.add_argument("--target", type=Path, required=True, help="dbt's target folder, holding the manifest")
+    models.add_argument("select", nargs="*", help="dbt selectors narrowing the build (smoke runs)")
     args = parser.parse_args(argv)
     if args.phase == "baseline":
         result: dict[str, object] = {"rows": baseline(args.files, args.database)}
+    elif args.phase == "build":
+        result = build(FinopsHome(args.home), args.target, args.select)
     else:
         result = ingest(FinopsHome(args.home), args.source)
     print(json.dumps(result))

@@ -59,10 +59,16 @@ def test_smoke_run_measures_every_phase_and_reports(tmp_path: Path):
         "transform": 20_000,
         "daily_ingest": 21_000,
         "daily_transform": 21_000,
+        "no_change": 0,
     }
     for phase in run["phases"].values():
         assert phase["seconds"] > 0 and phase["cpu_seconds"] > 0 and phase["peak_rss_bytes"] > 10_000_000
     phases = run["phases"]
+    # The first build is full, the daily one builds what the restated delivery changed, and then nothing is new.
+    plans = {name: phases[name]["plan"]["scope"] for name in ("transform", "daily_transform", "no_change")}
+    assert plans == {"transform": "full", "daily_transform": "changed", "no_change": "nothing"}
+    assert phases["daily_transform"]["plan"]["reason"] == "new loads of raw.aws_cur_line_items"
+    assert run["no_change_seconds"] == phases["no_change"]["seconds"]
     assert run["ingest_vs_baseline"] == round(phases["ingest"]["seconds"] / phases["baseline"]["seconds"], 2)
     assert report["machine"]["cores"] == os.cpu_count()
     # The price list: the bundled region snapshot's rows (after 5 metadata lines and the header) + 20,000 filler.
@@ -179,6 +185,9 @@ def test_scaling_ratios_compare_each_size_with_the_smallest():
     ]
     table = markdown({"machine": MACHINE, "runs": [SMALL | RATIOS, LARGE | RATIOS], "finished": "now"})
     assert "| 10,000,000 | 1.2 ✅ (≤ 1.2) | 1.27 ❌ (≤ 1.2) |" in table
+    # The daily run's target is 25% of the full run up to 1M line items, 8% above; a run with nothing new 5 s.
+    assert "| 1,000,000 | 1.0 ✅ (≤ 1.4) | 1.0 ✅ (≤ 2.8) | 0.01 ✅ (≤ 0.25) | 0.01 | 0.25 | 1.5 ✅ (≤ 5.0) |" in table
+    assert "| 10,000,000 | 1.0 ✅ (≤ 1.4) | 1.0 ✅ (≤ 2.8) | 0.01 ✅ (≤ 0.08) |" in table
 
 
 MACHINE = {
@@ -196,6 +205,8 @@ RATIOS = {
     "ingest_transform_vs_baseline": 1.0,
     "daily_vs_full": 0.01,
     "daily_transform_vs_transform": 0.01,
+    "daily_selection_seconds": 0.25,
+    "no_change_seconds": 1.5,
     "cpu": {"ingest_vs_baseline": 1.0, "ingest_transform_vs_baseline": 1.0, "daily_vs_full": 0.01},
 }
 

@@ -75,6 +75,7 @@ def build(home: FinopsHome, target: Path, select: list[str]) -> dict[str, object
         result: dict[str, object] = {
             "scope": plan.scope,
             "reason": plan.reason,
+            "changed_tables": list(plan.changed_tables),
             "selected_nodes": len(plan.selected),
             "selection_seconds": round(selection_seconds, 3),
         }

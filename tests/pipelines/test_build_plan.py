@@ -142,8 +142,10 @@ def test_a_new_day_rebuilds_the_models_that_read_the_date(home: FinopsHome, mani
 
 def test_a_changed_project_or_a_full_build_asked_for_builds_everything(home: FinopsHome, manifest: dict):
     _record(home)
-    assert _plan(home, manifest, state="another-state").scope == "full"
-    assert _plan(home, manifest, full=True).scope == "full"
+    changed = _plan(home, manifest, state="another-state")
+    assert changed.scope == "full" and "--full-refresh" in changed.dbt_args()
+    asked = _plan(home, manifest, full=True)
+    assert asked.scope == "full" and "--full-refresh" not in asked.dbt_args()
     refresh = _plan(home, manifest, full_refresh=True)
     assert refresh.scope == "full" and "--full-refresh" in refresh.dbt_args()
 

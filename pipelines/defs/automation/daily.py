@@ -26,7 +26,8 @@ daily_refresh_job = dg.define_asset_job(
     name="daily_refresh",
     selection=dg.AssetSelection.groups("ingest") | transform_selection(),
     description=(
-        "Load whatever arrived in the landing zone, then rebuild every model and run every test. "
+        "Load whatever arrived in the landing zone, then build the models and tests downstream of what it and the "
+        "day changed (every model when the dbt project changed; none when nothing did). "
         "Prices and exchange rates have their own daily-partitioned job (prices_daily), an hour earlier; Prometheus "
         "GPU metrics theirs (telemetry_daily), half an hour earlier."
     ),
@@ -40,7 +41,7 @@ def build_daily_refresh_schedule(settings: Settings) -> dg.ScheduleDefinition:
         job=daily_refresh_job,
         execution_timezone="UTC",
         default_status=dg.DefaultScheduleStatus.RUNNING,
-        description="Every day (FINOPS_DAILY_CRON, default 06:00 UTC): load the landing zone, run dbt and every check.",
+        description="Every day (FINOPS_DAILY_CRON, default 06:00 UTC): load the landing zone, build what changed.",
     )
     def _daily_refresh(context: dg.ScheduleEvaluationContext) -> dg.RunRequest:
         today = context.scheduled_execution_time.date()

@@ -5,7 +5,8 @@ A daily run should cost what its deliveries cost, not what the project costs. Th
 the engine and the dbt version) and the day it ran on. Against it:
 
 - the project changed (a model, macro, seed or var), no build succeeded yet, or a full build was asked for:
-  every model, seed and test is built;
+  every model, seed and test is built (from scratch, `--full-refresh`, when the project changed: the incremental
+  models would otherwise keep what the old project made of the periods no load touched);
 - otherwise the raw tables a load committed to since that build started, and the models tagged `run_date`
   when the day changed (they read today's date: the owned servers' cost lines run to yesterday), are the
   changed inputs: the build selects every model and test downstream of them. Views and seeds are not
@@ -142,7 +143,9 @@ def plan_build(
         return BuildPlan("full", "no model build has succeeded on this warehouse yet", state, today)
     started_at, last_state, last_day = last
     if last_state != state:
-        return BuildPlan("full", "the dbt project, its vars or dbt changed since the last build", state, today)
+        # The incremental models keep the periods no load touched: rebuilt by changed SQL or seeds, they start over.
+        reason = "the dbt project, its vars or dbt changed since the last build"
+        return BuildPlan("full", reason, state, today, full_refresh=True)
     tables = changed_raw_tables(con, since=started_at)
     dated = last_day != today
     if not tables and not dated:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import subprocess
 import sys
 import time
@@ -91,7 +92,8 @@ def build(home: FinopsHome, target: Path, select: list[str]) -> dict[str, object
         )
     dbt = [str(Path(sys.executable).parent / "dbt"), "build", "--target-path", str(target), "--quiet"]
     dbt += plan.dbt_args() + (["--select", *select] if select else [])
-    completed = subprocess.run(dbt, cwd=DBT_PROJECT_DIR, capture_output=True, text=True)
+    environment = os.environ | {"FINOPS_HOME": str(home.root), "FINOPS_ENGINE": engine}
+    completed = subprocess.run(dbt, cwd=DBT_PROJECT_DIR, env=environment, capture_output=True, text=True)
     with connect(home.warehouse) as con:
         finish_build(con, build_id, status="succeeded" if completed.returncode == 0 else "failed")
     if completed.returncode != 0:

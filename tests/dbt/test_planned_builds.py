@@ -33,11 +33,10 @@ from pipelines.lib.warehouse.raw_schema import recover_and_ensure_raw_tables
 from synthetic_data.scale import write_cur2
 from tests.dbt.test_incremental_billing import _load_telemetry, _nvidia_smi_log
 from tests.support.dbt_helpers import dbt_environment
+from tests.support.warehouse_helpers import warehouse_contents
 
 USAGE = Path(__file__).parents[1] / "fixtures" / "gpu_clouds" / "usage-2026-09"
 LOG = logging.getLogger(__name__)
-BOOKKEEPING = ("built_at", "inputs_fingerprint")
-"""Column names (or their endings) that stamp a build, not the data: they differ between any two builds."""
 
 
 def _load_prices(home: FinopsHome, day: date) -> None:
@@ -53,28 +52,9 @@ def _aws(tmp_path: Path, home: FinopsHome, name: str, days: int) -> None:
 
 
 def _tables(home: FinopsHome) -> dict[str, list[tuple]]:
-    """Every table of the intermediate and mart layers, bookkeeping columns left out, rows in one order."""
-    snapshot = {}
-    with connect(home.warehouse, read_only=True) as con:
-        tables = con.execute(
-            "select table_schema, table_name from information_schema.tables "
-            "where table_schema in ('intermediate', 'marts') and table_type = 'BASE TABLE' order by all"
-        ).fetchall()
-        for schema, table in tables:
-            columns = [
-                name
-                for (name,) in con.execute(
-                    "select column_name from information_schema.columns where table_schema = ? and table_name = ? "
-                    "order by ordinal_position",
-                    [schema, table],
-                ).fetchall()
-                if not name.endswith(BOOKKEEPING)
-            ]
-            listed = ", ".join(f'"{name}"' for name in columns)
-            snapshot[f"{schema}.{table}"] = con.execute(
-                f'select {listed} from "{schema}"."{table}" order by all'
-            ).fetchall()
-    return snapshot
+    """Every table of the intermediate and mart layers, without the columns that stamp a build."""
+    contents = warehouse_contents(home.warehouse)
+    return {name: rows for name, rows in contents.items() if name.split(".")[0] in ("intermediate", "marts")}
 
 
 @pytest.mark.slow

@@ -1,4 +1,5 @@
 import json
+import os
 import shlex
 import signal
 import subprocess
@@ -113,7 +114,7 @@ def gpu_finops_dbt_models(
     try:
         for attempt in range(MAX_REBUILDS + 1):
             target_path = run_target_path(context.op.name, context.run_id)
-            reuse_partial_parse(parse_cache, target_path)
+            reuse_partial_parse(parse_cache, target_path, os.environ)
             invocation = dbt.cli(args, context=context, raise_on_error=False, target_path=target_path)
             # A killed run's dbt keeps building on its own: the next run finds its PID here and stops it.
             context.instance.add_run_tags(context.run_id, {DBT_PID_TAG: str(invocation.process.pid)})

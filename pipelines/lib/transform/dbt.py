@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextvars
 import os
+import pprint
 import re
 import shutil
 import sys
@@ -11,11 +13,13 @@ import uuid
 import warnings
 from collections.abc import Mapping
 from functools import cached_property
+from hashlib import sha256
 from importlib.metadata import version as metadata_version
 from pathlib import Path
 from typing import Any
 
 import dagster as dg
+import msgpack
 from dagster_dbt import DagsterDbtTranslator, DagsterDbtTranslatorSettings, DbtCliResource, DbtProject
 from dagster_dbt.dbt_project import DagsterDbtProjectPreparer
 from packaging import version as packaging_version
@@ -74,6 +78,8 @@ def _newer_than_the_project(path: Path) -> bool:
 
 
 PARTIAL_PARSE_FILE = "partial_parse.msgpack"
+PROJECT_PARSE = DBT_TARGET_DIR / PARTIAL_PARSE_FILE
+"""The parse `python -m pipelines.lib.transform.dbt` saves with the manifest (the default home's profile)."""
 
 
 def run_target_path(op_name: str, run_id: str) -> Path:
@@ -81,18 +87,57 @@ def run_target_path(op_name: str, run_id: str) -> Path:
     return DBT_TARGET_DIR / f"{op_name}-{run_id[:7]}-{uuid.uuid4().hex[:7]}"
 
 
-def reuse_partial_parse(saved: Path, target_path: Path) -> None:
-    """Start a dbt invocation in `target_path` from the parse `saved` from the last one on the same warehouse.
+def reuse_partial_parse(saved: Path, target_path: Path, environment: Mapping[str, str]) -> None:
+    """Start a dbt invocation in `target_path` from a parse of the current project rather than a full parse (~15 s).
 
-    dbt parses the project again in full (about 15 s) whenever the connection profile differs from the one the
-    saved parse was made with, and the profile names the warehouse's path: the project's own parse (made for the
-    Dagster definitions, with the default home) is useless to a warehouse elsewhere. A parse saved per warehouse
-    is reused only while no project file is newer than it (dbt would re-parse the changed files partially, which
-    has dropped properties before: `_ParseWithOurDbt`).
+    The parse `saved` from the last invocation on the same warehouse when no project file is newer than it (dbt
+    would re-parse the changed files partially, which has dropped properties before: `_ParseWithOurDbt`); else the
+    project's own parse (`python -m pipelines.lib.transform.dbt`, made for the default home) when it is current,
+    marked as made with the connection profile `environment` gives (`_parse_for_profile`).
     """
+    target_path.mkdir(parents=True, exist_ok=True)
     if _newer_than_the_project(saved):
-        target_path.mkdir(parents=True, exist_ok=True)
         shutil.copy2(saved, target_path / PARTIAL_PARSE_FILE)
+    elif _newer_than_the_project(PROJECT_PARSE):
+        _parse_for_profile(PROJECT_PARSE, target_path / PARTIAL_PARSE_FILE, environment)
+
+
+def _parse_for_profile(parse: Path, destination: Path, environment: Mapping[str, str]) -> None:
+    """Write `parse` to `destination` as if dbt had made it with the connection profile of `environment`.
+
+    dbt keeps a hash of every connection setting in its saved parse and parses the whole project again when the
+    hash differs, because a model could read the connection while it is parsed; the warehouse's path is one of the
+    settings, so every new home would cost a full parse. No model of this project reads the connection at parse time
+    (tests/pipelines/test_dbt_parse_reuse.py compares a reused parse with a full one), so the project's parse holds
+    for any home on the same engine: only the hash is replaced. A parse of another engine, or anything dbt no
+    longer reads as this code expects, is left alone, and dbt parses in full.
+    """
+    try:
+        state = msgpack.unpackb(parse.read_bytes(), raw=False, strict_map_key=False)
+        credentials = contextvars.copy_context().run(_credentials, environment)
+        if state["metadata"]["adapter_type"] != credentials.type:
+            return
+        settings = pprint.pformat(sorted(credentials.connection_info()))
+        state["state_check"]["profile_hash"] = {"name": "sha256", "checksum": sha256(settings.encode()).hexdigest()}
+    except Exception as exc:  # an optimisation: dbt's own full parse is the fallback
+        warnings.warn(f"dbt parses the project in full: its saved parse could not be reused ({exc!r})", stacklevel=2)
+        return
+    destination.write_bytes(msgpack.packb(state, use_bin_type=True))
+
+
+def _credentials(environment: Mapping[str, str]) -> Any:
+    """The connection credentials dbt renders from profiles.yml in `environment` (run in a copied context: dbt
+    reads the environment from a context variable)."""
+    from dbt.config.profile import Profile, read_profile
+    from dbt.config.renderer import ProfileRenderer
+    from dbt_common.context import set_invocation_context
+
+    set_invocation_context(dict(environment))
+    profile_name = "gpu_finops"
+    raw_profile = read_profile(str(DBT_PROJECT_DIR))[profile_name]
+    target_name, connection = Profile.render_profile(raw_profile, profile_name, None, ProfileRenderer({}))
+    connection.pop("threads", None)
+    return Profile._credentials_from_profile(connection, profile_name, target_name)
 
 
 def save_partial_parse(target_path: Path, saved: Path) -> None:

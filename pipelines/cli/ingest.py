@@ -23,9 +23,9 @@ def ingest(settings: Settings, args: argparse.Namespace) -> int:
     from sources.common.detect import detect_source
 
     retries = args.retry or []
-    args.rebuild = args.rebuild or args.full_refresh
+    rebuild = args.rebuild or args.full_refresh
     if not args.paths and not retries:
-        if not args.rebuild:
+        if not rebuild:
             print(
                 "error: give a PATH to load, --retry LOAD_ID to load a withheld delivery again, or --rebuild to "
                 "rebuild the models from what is loaded",
@@ -60,14 +60,14 @@ def ingest(settings: Settings, args: argparse.Namespace) -> int:
     signals.progress.finish(f"loaded {sum(r['status'] == 'loaded' for r in results)} of {len(results)} deliveries")
     loaded = any(result["status"] == "loaded" for result in results)
     # A crash can leave loads the models never saw (killed between load and build, or mid-build).
-    owed = owed_build(home.warehouse) if ok and not (args.rebuild or loaded) else None
+    owed = owed_build(home.warehouse) if ok and not (rebuild or loaded) else None
     if owed:
         print(f"Rebuilding the models: {owed}.")
     built = False
-    if ok and (args.rebuild or loaded or owed):
+    if ok and (rebuild or loaded or owed):
         # What the loads changed is built (the build plans it); --rebuild builds every model.
         next_time = "the next `gpu-finops ingest` rebuilds"
-        ok = built = build_models(settings, next_time, full=args.rebuild, full_refresh=args.full_refresh)
+        ok = built = build_models(settings, next_time, full=rebuild, full_refresh=args.full_refresh)
     elif ok:
         # Rebuilding would change nothing, and a rejected delivery leaves the warehouse as it was.
         print("Nothing new was loaded, so the models were not rebuilt (--rebuild forces it).")

@@ -1,6 +1,5 @@
 import json
 import os
-import shlex
 import signal
 import subprocess
 from collections.abc import Iterator
@@ -98,7 +97,7 @@ def gpu_finops_dbt_models(
         build_id = start_build(
             con,
             run_id=context.run_id,
-            command=shlex.join(["dbt", "build", *plan.dbt_args()[:2]]) + f" ({plan.describe()})",
+            command=plan.command(),
             # A run of some models (from the UI) covers no load: the next run of every model plans as if it had
             # not happened.
             scope=plan.scope if everything else "subset",

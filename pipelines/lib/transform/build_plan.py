@@ -25,6 +25,7 @@ import hashlib
 import json
 import os
 import re
+import shlex
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
@@ -75,6 +76,11 @@ class BuildPlan:
             # One value, space-separated, as dbt reads it (and dagster-dbt passes on only one value per flag).
             args += ["--indirect-selection", "empty", "--exclude", " ".join(self.excluded)]
         return args
+
+    def command(self) -> str:
+        """The dbt command as `audit.builds` records it: what it runs and why, without the per-node exclusions."""
+        options = ["--full-refresh"] if self.full_refresh else []
+        return shlex.join(["dbt", "build", *options]) + f" ({self.describe()})"
 
     def describe(self) -> str:
         if self.scope == "changed":

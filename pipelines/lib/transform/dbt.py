@@ -77,6 +77,9 @@ def _newer_than_the_project(path: Path) -> bool:
     return path.exists() and path.stat().st_mtime >= newest
 
 
+DBT_PROFILE = "gpu_finops"
+"""The connection profile dbt_project.yml names (profiles.yml)."""
+
 PARTIAL_PARSE_FILE = "partial_parse.msgpack"
 PROJECT_PARSE = DBT_TARGET_DIR / PARTIAL_PARSE_FILE
 """The parse `python -m pipelines.lib.transform.dbt` saves with the manifest (the default home's profile)."""
@@ -114,8 +117,8 @@ def _parse_for_profile(parse: Path, destination: Path, environment: Mapping[str,
     """
     try:
         state = msgpack.unpackb(parse.read_bytes(), raw=False, strict_map_key=False)
-        credentials = contextvars.copy_context().run(_credentials, environment)
-        if state["metadata"]["adapter_type"] != credentials.type:
+        credentials = contextvars.copy_context().run(_credentials, environment, state["metadata"]["adapter_type"])
+        if credentials is None:
             return
         settings = pprint.pformat(sorted(credentials.connection_info()))
         state["state_check"]["profile_hash"] = {"name": "sha256", "checksum": sha256(settings.encode()).hexdigest()}
@@ -125,19 +128,20 @@ def _parse_for_profile(parse: Path, destination: Path, environment: Mapping[str,
     destination.write_bytes(msgpack.packb(state, use_bin_type=True))
 
 
-def _credentials(environment: Mapping[str, str]) -> Any:
-    """The connection credentials dbt renders from profiles.yml in `environment` (run in a copied context: dbt
-    reads the environment from a context variable)."""
+def _credentials(environment: Mapping[str, str], adapter_type: str) -> Any:
+    """The connection credentials dbt renders from profiles.yml in `environment`, or None when they are not for
+    `adapter_type` (run in a copied context: dbt reads the environment from a context variable)."""
     from dbt.config.profile import Profile, read_profile
     from dbt.config.renderer import ProfileRenderer
     from dbt_common.context import set_invocation_context
 
     set_invocation_context(dict(environment))
-    profile_name = "gpu_finops"
-    raw_profile = read_profile(str(DBT_PROJECT_DIR))[profile_name]
-    target_name, connection = Profile.render_profile(raw_profile, profile_name, None, ProfileRenderer({}))
+    raw_profile = read_profile(str(DBT_PROJECT_DIR))[DBT_PROFILE]
+    target_name, connection = Profile.render_profile(raw_profile, DBT_PROFILE, None, ProfileRenderer({}))
+    if connection.get("type") != adapter_type:
+        return None
     connection.pop("threads", None)
-    return Profile._credentials_from_profile(connection, profile_name, target_name)
+    return Profile._credentials_from_profile(connection, DBT_PROFILE, target_name)
 
 
 def save_partial_parse(target_path: Path, saved: Path) -> None:

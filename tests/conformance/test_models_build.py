@@ -10,10 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import re
-import subprocess
-import sys
 from collections import defaultdict
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -26,7 +23,7 @@ from pipelines.lib.catalog.billing import BILLING_SOURCES
 from pipelines.lib.ingest.billing_deliveries import ingest_landing_zone
 from pipelines.lib.ingest.landing import register
 from pipelines.lib.reporting.focus_export import export_focus
-from pipelines.lib.settings import DBT_PROJECT_DIR, FinopsHome
+from pipelines.lib.settings import FinopsHome
 from pipelines.lib.warehouse.connection import connect
 from pipelines.lib.warehouse.raw_schema import recover_and_ensure_raw_tables
 from tests.conformance.cases import (
@@ -42,6 +39,7 @@ from tests.conformance.cases import (
     rows,
 )
 from tests.support import FIXTURES_ROOT
+from tests.support.dbt_helpers import dbt_environment, run_dbt
 from tests.support.focus_validator import SUPPORTED_CRITERIA, assert_passes, validate_focus_file
 from tests.support.warehouse_helpers import query
 
@@ -103,21 +101,11 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> FinopsHome:
         for name in sorted({case.source for case in BUILT} | {"aws_cur"}):
             results = ingest_landing_zone(home, con, SOURCES[name], log=logging.getLogger("test"))
             assert [result.status for result in results] == ["loaded"] * len(results), results
-    build = subprocess.run(
-        [
-            str(Path(sys.executable).parent / "dbt"),
-            "build",
-            "--exclude-resource-type",
-            "unit_test",
-            "--target-path",
-            str(tmp_path / "target"),
-            "--log-path",
-            str(tmp_path / "logs"),
-        ],
-        cwd=DBT_PROJECT_DIR,
-        env=os.environ | {"FINOPS_HOME": str(home.root), "FINOPS_ONPREM_COSTS_THROUGH": "2026-12-31"},
-        capture_output=True,
-        text=True,
+    build = run_dbt(
+        home.root,
+        tmp_path / "target",
+        *("build", "--exclude-resource-type", "unit_test", "--log-path", str(tmp_path / "logs")),
+        environment=dbt_environment(home.root) | {"FINOPS_ONPREM_COSTS_THROUGH": "2026-12-31"},
         timeout=1200,
     )
     assert build.returncode == 0, build.stdout[build.stdout.rfind("Completed with") :][:6000] or build.stdout[-6000:]

@@ -26,6 +26,7 @@ from sources.common.http import HttpClient
 from sources.prices import azure_openai, azure_retail
 from sources.prices.aws import bedrock
 from tests.sources.prices.test_prices_ai_api import AZURE, BEDROCK, BEDROCK_ROUTE, expected_azure, expected_bedrock
+from tests.support.dbt_helpers import run_dbt
 from tests.support.local_http import Reply, local_server
 from tests.support.warehouse_helpers import query
 
@@ -85,14 +86,7 @@ def test_current_api_prices_are_the_latest_captures_and_the_seed_with_reasoning_
         "source:prices.azure_openai source:prices.aws_bedrock stg_prices__ai_api_token_prices ai_api_list_prices "
         "inference_api_comparables int_prices__ai_api_token_prices assert_inference_api_comparables_are_priced"
     )
-    result = subprocess.run(
-        [DBT, "build", "--select", *selection.split(), "--target-path", str(tmp_path / "t")],
-        cwd=DBT_PROJECT_DIR,
-        env=os.environ | {"FINOPS_HOME": str(home.root)},
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    result = run_dbt(home.root, tmp_path / "t", "build", "--select", *selection.split(), timeout=600)
     assert result.returncode == 0, result.stdout[-3000:]
     assert "ERROR=0" in result.stdout and "WARN=0" in result.stdout
     (schema,) = query(

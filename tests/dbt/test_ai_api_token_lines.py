@@ -25,27 +25,23 @@ import csv
 import io
 import json
 import logging
-import os
-import subprocess
-import sys
 from collections import defaultdict
 from decimal import ROUND_HALF_UP, Decimal
-from pathlib import Path
 
 import pytest
 
 from pipelines.lib.catalog.billing import AWS_CUR, AZURE_ACTUAL, FOCUS
 from pipelines.lib.ingest.billing_deliveries import ingest_landing_zone
 from pipelines.lib.ingest.landing import register
-from pipelines.lib.settings import DBT_PROJECT_DIR, FinopsHome
+from pipelines.lib.settings import FinopsHome
 from pipelines.lib.warehouse.connection import connect
 from pipelines.lib.warehouse.raw_schema import recover_and_ensure_raw_tables
 from tests.support import FIXTURES_ROOT
 from tests.support.aws_fixtures import csv_text, cur2_manifest, write_gzip, write_json
+from tests.support.dbt_helpers import dbt_environment, run_dbt
 from tests.support.focus_fixtures import BASE_ROW, csv_bytes
 from tests.support.warehouse_helpers import query
 
-DBT = str(Path(sys.executable).parent / "dbt")
 MILLION = Decimal(1_000_000)
 BLOCKS = {"1k tokens": 1000, "1m tokens": 1_000_000, "units": 1, "hrs": 1, "1k": 1000, "1m": 1_000_000}
 
@@ -239,12 +235,12 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> FinopsHome:
         recover_and_ensure_raw_tables(con)
         for entry in (AWS_CUR, AZURE_ACTUAL, FOCUS):
             assert [result.status for result in ingest_landing_zone(home, con, entry, log=log)] == ["loaded"]
-    env = os.environ | {"FINOPS_HOME": str(home.root), "FINOPS_ONPREM_COSTS_THROUGH": "2026-11-30"}
-    build = subprocess.run(
-        [DBT, "build", "--select", "+fct_ai_api_token_spend_daily", "--exclude", "test_type:unit",
-         "--indirect-selection", "cautious", "--target-path", str(tmp_path / "target"),
-         "--log-path", str(tmp_path / "logs")],
-        cwd=DBT_PROJECT_DIR, env=env, capture_output=True, text=True, check=False,
+    env = dbt_environment(home.root) | {"FINOPS_ONPREM_COSTS_THROUGH": "2026-11-30"}
+    build = run_dbt(
+        home.root, tmp_path / "target",
+        "build", "--select", "+fct_ai_api_token_spend_daily", "--exclude", "test_type:unit",
+        "--indirect-selection", "cautious",
+        "--log-path", str(tmp_path / "logs"), environment=env,
     )  # fmt: skip
     assert build.returncode == 0, build.stdout[-6000:]
     assert "assert_ai_api_token_spend_reconciles" in build.stdout

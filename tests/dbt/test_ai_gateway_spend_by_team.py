@@ -19,9 +19,6 @@ import csv
 import io
 import json
 import logging
-import os
-import subprocess
-import sys
 from collections import defaultdict
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
@@ -33,15 +30,15 @@ from pipelines.lib.catalog.billing import AWS_CUR, AZURE_ACTUAL, FOCUS
 from pipelines.lib.ingest.ai_gateway import ingest_litellm_spend_logs
 from pipelines.lib.ingest.billing_deliveries import ingest_landing_zone
 from pipelines.lib.ingest.landing import register
-from pipelines.lib.settings import DBT_PROJECT_DIR, FinopsHome
+from pipelines.lib.settings import FinopsHome
 from pipelines.lib.warehouse.connection import connect
 from pipelines.lib.warehouse.raw_schema import recover_and_ensure_raw_tables
 from tests.dbt.test_ai_api_token_lines import CUR_HEADER, CUR_ROWS, FOCUS_ROWS, azure_rows
 from tests.support.aws_fixtures import csv_text, cur2_manifest, write_gzip, write_json
+from tests.support.dbt_helpers import dbt_environment, run_dbt
 from tests.support.focus_fixtures import csv_bytes
 from tests.support.warehouse_helpers import query
 
-DBT = str(Path(sys.executable).parent / "dbt")
 CENT = Decimal("0.01")
 PICO = Decimal("1e-12")
 
@@ -224,12 +221,12 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> FinopsHome:
             assert [result.status for result in ingest_landing_zone(home, con, entry, log=log)] == ["loaded"]
         (loaded,) = ingest_litellm_spend_logs(home, con, log=log)
         assert (loaded.status, loaded.rows) == ("loaded", len(SPEND_LOG_ROWS))
-    env = os.environ | {"FINOPS_HOME": str(home.root), "FINOPS_ONPREM_COSTS_THROUGH": "2026-11-30"}
-    build = subprocess.run(
-        [DBT, "build", "--select", "+fct_ai_api_spend_by_team_daily", "+fct_ai_api_token_spend_daily",
-         "--exclude", "test_type:unit", "--indirect-selection", "cautious", "--target-path", str(tmp_path / "target"),
-         "--log-path", str(tmp_path / "logs")],
-        cwd=DBT_PROJECT_DIR, env=env, capture_output=True, text=True, check=False,
+    env = dbt_environment(home.root) | {"FINOPS_ONPREM_COSTS_THROUGH": "2026-11-30"}
+    build = run_dbt(
+        home.root, tmp_path / "target",
+        "build", "--select", "+fct_ai_api_spend_by_team_daily", "+fct_ai_api_token_spend_daily",
+        "--exclude", "test_type:unit", "--indirect-selection", "cautious", "--log-path", str(tmp_path / "logs"),
+        environment=env,
     )  # fmt: skip
     assert build.returncode == 0, build.stdout[-6000:]
     assert "assert_ai_api_spend_by_team_reconciles" in build.stdout

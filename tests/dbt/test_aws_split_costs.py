@@ -23,10 +23,7 @@ from __future__ import annotations
 import csv
 import json
 import logging
-import os
 import shutil
-import subprocess
-import sys
 from collections import defaultdict
 from datetime import date, datetime, timedelta
 from decimal import ROUND_HALF_UP, Decimal
@@ -46,10 +43,10 @@ from sources.common.http import HttpClient
 from sources.telemetry import prometheus
 from tests.dbt.test_gpu_cost_allocation import RECORDING, held_gpu_hours
 from tests.support.aws_fixtures import CUR2_SCHEMA, cur2_manifest, write_json, write_parquet
+from tests.support.dbt_helpers import dbt_environment, run_dbt
 from tests.support.local_http import Reply, local_server
 from tests.support.warehouse_helpers import query
 
-DBT = str(Path(sys.executable).parent / "dbt")
 DAY = date(2026, 10, 5)
 INSTANCE = "i-0eks0gpu0000001"
 CLUSTER = "gpu-cluster"
@@ -183,12 +180,12 @@ def write_delivery(root: Path) -> Path:
 
 
 def dbt_build(home: FinopsHome, work: Path, select: list[str], variables: dict | None = None) -> str:
-    env = os.environ | {"FINOPS_HOME": str(home.root), "FINOPS_ONPREM_COSTS_THROUGH": DAY.isoformat()}
-    command = [DBT, "build", "--select", *select, "--exclude", "test_type:unit", "--indirect-selection", "cautious"]
+    env = dbt_environment(home.root) | {"FINOPS_ONPREM_COSTS_THROUGH": DAY.isoformat()}
+    command = ["build", "--select", *select, "--exclude", "test_type:unit", "--indirect-selection", "cautious"]
     if variables:
         command += ["--vars", json.dumps(variables)]
-    command += ["--target-path", str(work / "target"), "--log-path", str(work / "logs")]
-    build = subprocess.run(command, cwd=DBT_PROJECT_DIR, env=env, capture_output=True, text=True, check=False)
+    command += ["--log-path", str(work / "logs")]
+    build = run_dbt(home.root, work / "target", *command, environment=env)
     assert build.returncode == 0, build.stdout[-4000:]
     return build.stdout
 
@@ -360,11 +357,10 @@ def test_aws_split_as_the_allocation_source_charges_awss_pods_and_keeps_the_node
 
 
 def test_an_unknown_allocation_source_is_refused_by_name(tmp_path: Path):
-    env = os.environ | {"FINOPS_HOME": str(tmp_path / "home")}
-    parse = subprocess.run(
-        [DBT, "parse", "--vars", json.dumps({"kubernetes_allocation_source": "opencost"}),
-         "--target-path", str(tmp_path / "target"), "--log-path", str(tmp_path / "logs")],
-        cwd=DBT_PROJECT_DIR, env=env, capture_output=True, text=True, check=False,
+    parse = run_dbt(
+        tmp_path / "home", tmp_path / "target",
+        "parse", "--vars", json.dumps({"kubernetes_allocation_source": "opencost"}),
+        "--log-path", str(tmp_path / "logs"),
     )  # fmt: skip
     assert parse.returncode != 0
     assert "kubernetes_allocation_source: telemetry or aws_split, not opencost" in parse.stdout

@@ -22,11 +22,8 @@ import csv
 import json
 import logging
 import math
-import subprocess
-import sys
 from datetime import date, datetime, timedelta
 from decimal import ROUND_HALF_UP, Decimal
-from pathlib import Path
 
 import pytest
 
@@ -39,13 +36,12 @@ from pipelines.lib.warehouse.raw_schema import recover_and_ensure_raw_tables
 from sources.prices import gcp_catalog, lambda_cloud
 from tests.support import FIXTURES_ROOT
 from tests.support.browser import open_page
-from tests.support.dbt_helpers import dbt_environment
+from tests.support.dbt_helpers import dbt_environment, run_dbt
 from tests.support.focus_fixtures import focus_rows, write_csv
 from tests.support.focus_ingest import ingest_focus
 from tests.support.local_http import Reply, local_server
 from tests.support.warehouse_helpers import query
 
-DBT = str(Path(sys.executable).parent / "dbt")
 PRICE_DAY = date(2026, 10, 1)
 WINDOW_START, WINDOW_END = datetime(2026, 9, 1), datetime(2026, 10, 1)
 HOURS_PER_YEAR = Decimal(8760)
@@ -207,13 +203,13 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> FinopsHome:
         with connect(home.warehouse) as con:
             for feed in (gcp_catalog.FEED, lambda_cloud.FEED):
                 refresh_price_feed(home, con, feed, [PRICE_DAY], offline=False, log=log, today=PRICE_DAY)
-    build = subprocess.run(
-        [DBT, "build", "--select", "+fct_gpu_commitment_recommendations", "+fct_gpu_usage_profile",
-         "--exclude", "test_type:unit",
-         "--indirect-selection", "cautious",
-         "--target-path", str(tmp_path / "target"), "--log-path", str(tmp_path / "logs")],
-        cwd=DBT_PROJECT_DIR, env=dbt_environment(home.root) | {"FINOPS_ONPREM_COSTS_THROUGH": "2026-09-30"},
-        capture_output=True, text=True, check=False,
+    build = run_dbt(
+        home.root, tmp_path / "target",
+        "build", "--select", "+fct_gpu_commitment_recommendations", "+fct_gpu_usage_profile",
+        "--exclude", "test_type:unit",
+        "--indirect-selection", "cautious",
+        "--log-path", str(tmp_path / "logs"),
+        environment=dbt_environment(home.root) | {"FINOPS_ONPREM_COSTS_THROUGH": "2026-09-30"},
     )  # fmt: skip
     assert build.returncode == 0, build.stdout[-4000:]
     return home

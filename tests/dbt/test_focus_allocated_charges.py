@@ -13,24 +13,20 @@ from __future__ import annotations
 
 import json
 import logging
-import os
-import subprocess
-import sys
 from decimal import Decimal
-from pathlib import Path
 
 import pytest
 
 from pipelines.lib.catalog.billing import FOCUS
 from pipelines.lib.ingest.billing_deliveries import ingest_landing_zone
 from pipelines.lib.ingest.landing import register
-from pipelines.lib.settings import DBT_PROJECT_DIR, FinopsHome
+from pipelines.lib.settings import FinopsHome
 from pipelines.lib.warehouse.connection import connect
 from pipelines.lib.warehouse.raw_schema import recover_and_ensure_raw_tables
+from tests.support.dbt_helpers import run_dbt
 from tests.support.focus_fixtures import BASE_ROW, write_csv
 from tests.support.warehouse_helpers import query
 
-DBT = str(Path(sys.executable).parent / "dbt")
 NODE = "arn:aws:ec2:us-east-1:111122223333:instance/i-0focus13node001"
 METHOD = "kubernetes-gpu-request-share"
 ORIGIN = {k: v for k, v in BASE_ROW.items() if k not in ("ProviderName", "PublisherName")} | {
@@ -74,12 +70,11 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> FinopsHome:
         assert [result.status for result in ingest_landing_zone(home, con, FOCUS, log=logging.getLogger("test"))] == [
             "loaded"
         ]
-    env = os.environ | {"FINOPS_HOME": str(home.root)}
-    build = subprocess.run(
-        [DBT, "build", "--select", "+int_billing__cost_lines", "--exclude", "test_type:unit",
-         "--indirect-selection", "cautious", "--target-path", str(tmp_path / "target"),
-         "--log-path", str(tmp_path / "logs")],
-        cwd=DBT_PROJECT_DIR, env=env, capture_output=True, text=True, check=False,
+    build = run_dbt(
+        home.root, tmp_path / "target",
+        "build", "--select", "+int_billing__cost_lines", "--exclude", "test_type:unit",
+        "--indirect-selection", "cautious",
+        "--log-path", str(tmp_path / "logs"),
     )  # fmt: skip
     assert build.returncode == 0, build.stdout[-4000:]
     return home

@@ -23,13 +23,9 @@ from __future__ import annotations
 import csv
 import json
 import logging
-import os
-import subprocess
-import sys
 from collections import defaultdict
 from datetime import date
 from decimal import ROUND_HALF_UP, Decimal
-from pathlib import Path
 
 import pytest
 
@@ -37,16 +33,16 @@ from pipelines.lib.catalog.billing import GPU_CLOUD_USAGE
 from pipelines.lib.ingest.billing_deliveries import ingest_landing_zone
 from pipelines.lib.ingest.landing import register
 from pipelines.lib.ingest.telemetry import fetch_prometheus_days
-from pipelines.lib.settings import DBT_PROJECT_DIR, FinopsHome
+from pipelines.lib.settings import FinopsHome
 from pipelines.lib.warehouse.connection import connect
 from pipelines.lib.warehouse.raw_schema import recover_and_ensure_raw_tables
 from sources.common.http import HttpClient
 from sources.telemetry import prometheus
 from tests.support import FIXTURES_ROOT
+from tests.support.dbt_helpers import dbt_environment, run_dbt
 from tests.support.local_http import Reply, local_server
 from tests.support.warehouse_helpers import query
 
-DBT = str(Path(sys.executable).parent / "dbt")
 DAY = date(2026, 10, 5)
 STEP = 900
 GR_ENGINE_ACTIVE = FIXTURES_ROOT / "telemetry" / "query_range_mig_gr_engine_active.json"
@@ -131,12 +127,12 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> FinopsHome:
             metrics=("DCGM_FI_PROF_GR_ENGINE_ACTIVE", "DCGM_FI_DEV_GPU_UTIL"),
         )  # fmt: skip
         assert fetched.outcome.status == "loaded"
-    env = os.environ | {"FINOPS_HOME": str(home.root), "FINOPS_ONPREM_COSTS_THROUGH": DAY.isoformat()}
-    build = subprocess.run(
-        [DBT, "build", "--select", "+fct_gpu_cost_allocation_daily", "--exclude", "test_type:unit",
-         "--indirect-selection", "cautious", "--target-path", str(tmp_path / "target"),
-         "--log-path", str(tmp_path / "logs")],
-        cwd=DBT_PROJECT_DIR, env=env, capture_output=True, text=True, check=False,
+    env = dbt_environment(home.root) | {"FINOPS_ONPREM_COSTS_THROUGH": DAY.isoformat()}
+    build = run_dbt(
+        home.root, tmp_path / "target",
+        "build", "--select", "+fct_gpu_cost_allocation_daily", "--exclude", "test_type:unit",
+        "--indirect-selection", "cautious",
+        "--log-path", str(tmp_path / "logs"), environment=env,
     )  # fmt: skip
     assert build.returncode == 0, build.stdout[-4000:]
     assert "assert_gpu_cost_allocation_reconciles_to_node_cost" in build.stdout

@@ -22,13 +22,9 @@ from __future__ import annotations
 import csv
 import json
 import logging
-import os
-import subprocess
-import sys
 from collections import defaultdict
 from datetime import date
 from decimal import ROUND_HALF_UP, Decimal
-from pathlib import Path
 
 import pytest
 
@@ -42,10 +38,10 @@ from pipelines.lib.warehouse.raw_schema import recover_and_ensure_raw_tables
 from sources.common.http import HttpClient
 from sources.telemetry import prometheus
 from tests.support import FIXTURES_ROOT
+from tests.support.dbt_helpers import dbt_environment, run_dbt
 from tests.support.local_http import Reply, local_server
 from tests.support.warehouse_helpers import query
 
-DBT = str(Path(sys.executable).parent / "dbt")
 DAY = date(2026, 10, 5)
 RECORDING = FIXTURES_ROOT / "telemetry" / "query_range_k8s_pods.json"
 COLUMNS = [
@@ -101,12 +97,12 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> FinopsHome:
             metrics=("DCGM_FI_PROF_GR_ENGINE_ACTIVE",),
         )  # fmt: skip
         assert fetched.outcome.status == "loaded"
-    env = os.environ | {"FINOPS_HOME": str(home.root), "FINOPS_ONPREM_COSTS_THROUGH": DAY.isoformat()}
-    build = subprocess.run(
-        [DBT, "build", "--select", "+fct_gpu_cost_allocation_daily", "--exclude", "test_type:unit",
-         "--indirect-selection", "cautious", "--target-path", str(tmp_path / "target"),
-         "--log-path", str(tmp_path / "logs")],
-        cwd=DBT_PROJECT_DIR, env=env, capture_output=True, text=True, check=False,
+    env = dbt_environment(home.root) | {"FINOPS_ONPREM_COSTS_THROUGH": DAY.isoformat()}
+    build = run_dbt(
+        home.root, tmp_path / "target",
+        "build", "--select", "+fct_gpu_cost_allocation_daily", "--exclude", "test_type:unit",
+        "--indirect-selection", "cautious",
+        "--log-path", str(tmp_path / "logs"), environment=env,
     )  # fmt: skip
     assert build.returncode == 0, build.stdout[-4000:]
     assert "assert_gpu_cost_allocation_reconciles_to_node_cost" in build.stdout

@@ -25,13 +25,9 @@ import csv
 import gzip
 import json
 import logging
-import os
-import subprocess
-import sys
 from collections import defaultdict
 from datetime import UTC, date, datetime, timedelta
 from decimal import ROUND_HALF_UP, Decimal
-from pathlib import Path
 
 import polars as pl
 import pytest
@@ -47,9 +43,9 @@ from pipelines.lib.warehouse.connection import connect
 from pipelines.lib.warehouse.loads import load_reference_rows
 from pipelines.lib.warehouse.raw_schema import recover_and_ensure_raw_tables
 from sources.telemetry import prometheus
+from tests.support.dbt_helpers import dbt_environment, run_dbt
 from tests.support.warehouse_helpers import query
 
-DBT = str(Path(sys.executable).parent / "dbt")
 DAY = date(2026, 10, 5)
 CAPTURED_DAY, OLD_LOAD_DAY = date(2026, 10, 3), date(2026, 10, 4)
 """Days of GPU 0's energy as `increase()` answers: a stored capture re-parsed, rows loaded before promql existed."""
@@ -175,12 +171,11 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> FinopsHome:
         (DAY, "DCGM_FI_DEV_POWER_USAGE", power_query, 192),
         (DAY, ENERGY, ENERGY, 96),
     ]
-    env = os.environ | {"FINOPS_HOME": str(home.root), "FINOPS_ONPREM_COSTS_THROUGH": DAY.isoformat()}
-    build = subprocess.run(
-        [DBT, "build", "--select", "+fct_gpu_energy_daily", "--exclude", "test_type:unit",
-         "--indirect-selection", "cautious", "--target-path", str(tmp_path / "target"),
-         "--log-path", str(tmp_path / "logs")],
-        cwd=DBT_PROJECT_DIR, env=env, capture_output=True, text=True, check=False,
+    env = dbt_environment(home.root) | {"FINOPS_ONPREM_COSTS_THROUGH": DAY.isoformat()}
+    build = run_dbt(
+        home.root, tmp_path / "target",
+        "build", "--select", "+fct_gpu_energy_daily", "--exclude", "test_type:unit", "--indirect-selection", "cautious",
+        "--log-path", str(tmp_path / "logs"), environment=env,
     )  # fmt: skip
     assert build.returncode == 0, build.stdout[-4000:]
     assert "fct_gpu_energy_daily_column_rules" in build.stdout

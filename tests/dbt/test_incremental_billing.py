@@ -18,7 +18,6 @@ import json
 import logging
 import re
 import subprocess
-import sys
 from datetime import date
 from decimal import Decimal
 from pathlib import Path
@@ -32,11 +31,11 @@ import pytest
 from bench.phases import ingest
 from pipelines.lib.ingest.landing import register
 from pipelines.lib.ingest.telemetry import ingest_host_maps, ingest_nvidia_smi_logs
-from pipelines.lib.settings import DBT_PROJECT_DIR, FinopsHome
+from pipelines.lib.settings import FinopsHome
 from pipelines.lib.warehouse.connection import connect
 from pipelines.lib.warehouse.raw_schema import recover_and_ensure_raw_tables
 from synthetic_data.scale import GPU_TYPES, write_cur2
-from tests.support.dbt_helpers import dbt_environment
+from tests.support.dbt_helpers import dbt_environment, run_dbt
 
 SELECT = [
     "+fct_cost_daily",
@@ -96,18 +95,17 @@ def _dbt(
 ) -> subprocess.CompletedProcess:
     """dbt on the incremental models and what they read; data tests only with `tests`. A build must succeed unless
     told otherwise; `dbt test`'s failures are its result."""
-    command = [str(Path(sys.executable).parent / "dbt"), action, "--select", *select, "--target-path", str(target)]
+    command = [action, "--select", *select]
     if action == "build":
         command += ["--exclude-resource-type", "unit_test", *([] if tests else ["test"])]
     # only the tests of the selected models, not those that also read models outside the selection
     command += ["--indirect-selection", "cautious"]
     command += ["--vars", json.dumps({"onprem_costs_through": "2026-02-20"}), *extra]
-    completed = subprocess.run(
-        command,
-        cwd=DBT_PROJECT_DIR,
-        env=dbt_environment(home.root, engine),
-        capture_output=True,
-        text=True,
+    completed = run_dbt(
+        home.root,
+        target,
+        *command,
+        environment=dbt_environment(home.root, engine),
         timeout=900 if engine == "duckdb" else 2400,
     )
     if action == "build" and succeeds:

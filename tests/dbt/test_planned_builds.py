@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import logging
 import shutil
-import subprocess
-import sys
 from datetime import date, timedelta
 from pathlib import Path
 
@@ -26,13 +24,13 @@ from pipelines.lib.catalog.prices import FEEDS_BY_NAME
 from pipelines.lib.ingest.landing import register
 from pipelines.lib.prices.fx_rates import refresh_fx_rates
 from pipelines.lib.prices.market_prices import refresh_price_feed
-from pipelines.lib.settings import DBT_PROJECT_DIR, FinopsHome
+from pipelines.lib.settings import FinopsHome
 from pipelines.lib.transform.dbt import dbt_project
 from pipelines.lib.warehouse.connection import connect
 from pipelines.lib.warehouse.raw_schema import recover_and_ensure_raw_tables
 from synthetic_data.scale import write_cur2
 from tests.dbt.test_incremental_billing import _load_telemetry, _nvidia_smi_log
-from tests.support.dbt_helpers import dbt_environment
+from tests.support.dbt_helpers import run_dbt
 from tests.support.warehouse_helpers import warehouse_contents
 
 USAGE = Path(__file__).parents[1] / "fixtures" / "gpu_clouds" / "usage-2026-09"
@@ -94,22 +92,10 @@ def test_a_daily_build_of_what_changed_equals_a_full_refresh(tmp_path: Path):
 
     refreshed = FinopsHome(tmp_path / "refreshed")
     shutil.copytree(home.root, refreshed.root)
-    completed = subprocess.run(
-        [
-            str(Path(sys.executable).parent / "dbt"),
-            "build",
-            "--full-refresh",
-            "--exclude-resource-type",
-            "unit_test",
-            "--target-path",
-            str(tmp_path / "refresh-target"),
-            "--quiet",
-        ],
-        cwd=DBT_PROJECT_DIR,
-        env=dbt_environment(refreshed.root),
-        capture_output=True,
-        text=True,
-        timeout=900,
+    completed = run_dbt(
+        refreshed.root,
+        tmp_path / "refresh-target",
+        *("build", "--full-refresh", "--exclude-resource-type", "unit_test", "--quiet"),
     )
     assert completed.returncode == 0, completed.stdout[-4000:]
     full = _tables(refreshed)

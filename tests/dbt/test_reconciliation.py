@@ -8,9 +8,7 @@ two invoices; then a sub-cent change to one raw line must show up as a differenc
 from __future__ import annotations
 
 import logging
-import os
 import subprocess
-import sys
 from datetime import datetime
 from decimal import Decimal
 from pathlib import Path
@@ -20,27 +18,20 @@ import pytest
 from pipelines.lib.catalog.billing import FOCUS
 from pipelines.lib.ingest.billing_deliveries import ingest_landing_zone
 from pipelines.lib.ingest.landing import register
-from pipelines.lib.settings import DBT_PROJECT_DIR, FinopsHome
+from pipelines.lib.settings import FinopsHome
 from pipelines.lib.warehouse.connection import connect
 from pipelines.lib.warehouse.raw_schema import recover_and_ensure_raw_tables
+from tests.support.dbt_helpers import dbt_environment, run_dbt
 from tests.support.focus_fixtures import focus_rows, write_csv
 from tests.support.warehouse_helpers import query, rewrite_lake_files
 
-DBT = str(Path(sys.executable).parent / "dbt")
 SEP = datetime(2026, 9, 1)
 EUR_ACCOUNT = {"BillingAccountId": "eu-payer", "BillingCurrency": "EUR"}
 
 
 def dbt(home: FinopsHome, tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = os.environ | {"FINOPS_HOME": str(home.root), "FINOPS_ONPREM_COSTS_THROUGH": "2026-09-30"}
-    return subprocess.run(
-        [DBT, *args, "--target-path", str(tmp_path / "target"), "--log-path", str(tmp_path / "logs")],
-        cwd=DBT_PROJECT_DIR,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    env = dbt_environment(home.root) | {"FINOPS_ONPREM_COSTS_THROUGH": "2026-09-30"}
+    return run_dbt(home.root, tmp_path / "target", *args, "--log-path", str(tmp_path / "logs"), environment=env)
 
 
 @pytest.mark.e2e

@@ -15,29 +15,25 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import re
-import subprocess
-import sys
 from collections import defaultdict
 from datetime import UTC, date, datetime
 from decimal import Decimal
 from itertools import pairwise
-from pathlib import Path
 
 import pytest
 
 from pipelines.lib.ingest.telemetry import SERVING_FEED, fetch_prometheus_days, prometheus_payloads
-from pipelines.lib.settings import DBT_PROJECT_DIR, FinopsHome
+from pipelines.lib.settings import FinopsHome
 from pipelines.lib.warehouse.connection import connect
 from pipelines.lib.warehouse.raw_schema import recover_and_ensure_raw_tables
 from sources.common.http import HttpClient
 from sources.telemetry import prometheus
 from tests.support import FIXTURES_ROOT
+from tests.support.dbt_helpers import run_dbt
 from tests.support.local_http import Reply, local_server
 from tests.support.warehouse_helpers import query
 
-DBT = str(Path(sys.executable).parent / "dbt")
 DAY = date(2026, 10, 5)
 FIXTURES = FIXTURES_ROOT / "telemetry" / "serving"
 RANGE = FIXTURES / "query_range_vllm_counters.json"
@@ -106,12 +102,10 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> FinopsHome:
         assert fetched.outcome.status == "loaded"
         (prometheus_payloads(home, DAY, SERVING_FEED.folder) / CAPTURE.name).write_bytes(CAPTURE.read_bytes())
         assert fetch_prometheus_days(home, con, [DAY], offline=True, log=log, feed=SERVING_FEED).outcome.rows == 103
-    env = os.environ | {"FINOPS_HOME": str(home.root)}
-    build = subprocess.run(
-        [DBT, "build", "--select", "+int_serving__token_increases_hourly", "--exclude", "test_type:unit",
-         "--indirect-selection", "cautious",
-         "--target-path", str(tmp_path / "target"), "--log-path", str(tmp_path / "logs")],
-        cwd=DBT_PROJECT_DIR, env=env, capture_output=True, text=True, check=False,
+    build = run_dbt(
+        home.root, tmp_path / "target",
+        "build", "--select", "+int_serving__token_increases_hourly", "--exclude", "test_type:unit",
+        "--indirect-selection", "cautious", "--log-path", str(tmp_path / "logs"),
     )  # fmt: skip
     assert build.returncode == 0, build.stdout[-4000:]
     assert "int_serving__token_increases_hourly_column_rules" in build.stdout

@@ -23,10 +23,7 @@ from __future__ import annotations
 import csv
 import json
 import logging
-import os
 import statistics
-import subprocess
-import sys
 from datetime import date, timedelta
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
@@ -37,13 +34,13 @@ from pipelines.lib.catalog.billing import GPU_CLOUD_USAGE
 from pipelines.lib.ingest.billing_deliveries import ingest_landing_zone
 from pipelines.lib.ingest.landing import register
 from pipelines.lib.quality.spend_alerts import WEBHOOK_ENV, new_anomalies, notify, projected_overruns
-from pipelines.lib.settings import DBT_PROJECT_DIR, FinopsHome
+from pipelines.lib.settings import FinopsHome
 from pipelines.lib.warehouse.connection import connect
 from pipelines.lib.warehouse.raw_schema import recover_and_ensure_raw_tables
+from tests.support.dbt_helpers import dbt_environment, run_dbt
 from tests.support.local_http import Reply, local_server
 from tests.support.warehouse_helpers import query
 
-DBT = str(Path(sys.executable).parent / "dbt")
 FIRST, LAST = date(2026, 9, 1), date(2026, 10, 20)
 COLUMNS = [
     *("provider", "account_id", "account_name", "resource_id", "resource_name", "region", "gpu_model", "gpu_count"),
@@ -144,16 +141,16 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[FinopsHome, dict]:
         recover_and_ensure_raw_tables(con)
         loaded = ingest_landing_zone(home, con, GPU_CLOUD_USAGE, log=logging.getLogger("test"))
     assert [result.status for result in loaded] == ["loaded"]
-    env = os.environ | {"FINOPS_HOME": str(home.root), "FINOPS_ONPREM_COSTS_THROUGH": LAST.isoformat()}
+    env = dbt_environment(home.root) | {"FINOPS_ONPREM_COSTS_THROUGH": LAST.isoformat()}
     models = (
         "+fct_gpu_spend_anomalies +fct_gpu_spend_anomaly_drivers"
         " +fct_gpu_spend_forecast +fct_gpu_spend_forecast_backtest"
     )
     options = ["--exclude", "test_type:unit", "--indirect-selection", "cautious", "--vars", json.dumps(VARS)]
-    build = subprocess.run(
-        [DBT, "build", "--select", *models.split(), *options,
-         "--target-path", str(tmp_path / "target"), "--log-path", str(tmp_path / "logs")],
-        cwd=DBT_PROJECT_DIR, env=env, capture_output=True, text=True, check=False,
+    build = run_dbt(
+        home.root, tmp_path / "target",
+        "build", "--select", *models.split(), *options, "--log-path", str(tmp_path / "logs"),
+        environment=env,
     )  # fmt: skip
     assert build.returncode == 0, build.stdout[-4000:]
     return home, costs

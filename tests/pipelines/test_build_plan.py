@@ -10,8 +10,6 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import subprocess
-import sys
 from datetime import date, timedelta
 from pathlib import Path
 
@@ -25,7 +23,7 @@ from pipelines.lib.transform.builds import ensure_builds_table, finish_build, st
 from pipelines.lib.transform.dbt import dbt_project
 from pipelines.lib.warehouse.connection import connect
 from pipelines.lib.warehouse.raw_schema import recover_and_ensure_raw_tables
-from tests.support.dbt_helpers import dbt_environment
+from tests.support.dbt_helpers import run_dbt
 
 USAGE = Path(__file__).parents[1] / "fixtures" / "gpu_clouds" / "usage-2026-09"
 TODAY = date(2026, 12, 7)
@@ -65,26 +63,13 @@ def _plan(home: FinopsHome, manifest: dict, *, state: str = STATE, today: date =
 
 def _dbt_ls(home: FinopsHome, tmp_path: Path, *args: str) -> dict[str, dict]:
     """`dbt ls` of the project as dbt selects it: unique id -> resource type and materialization."""
-    completed = subprocess.run(
-        [
-            str(Path(sys.executable).parent / "dbt"),
-            "ls",
-            "--quiet",
-            "--output",
-            "json",
-            "--output-keys",
-            "unique_id resource_type config",
-            "--target-path",
-            str(tmp_path / "target"),
-            *args,
-        ],
-        cwd=DBT_PROJECT_DIR,
-        env=dbt_environment(home.root),
-        capture_output=True,
-        text=True,
+    completed = run_dbt(
+        home.root,
+        tmp_path / "target",
+        *("ls", "--quiet", "--output", "json", "--output-keys", "unique_id resource_type config", *args),
         timeout=600,
-        check=True,
     )
+    assert completed.returncode == 0, completed.stdout[-4000:] + completed.stderr[-2000:]
     nodes = [json.loads(line) for line in completed.stdout.splitlines() if line.startswith("{")]
     return {node["unique_id"]: node for node in nodes}
 

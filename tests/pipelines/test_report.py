@@ -7,10 +7,7 @@ tests/e2e/test_pipeline_e2e.py, which already has a demo warehouse.
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 from collections import defaultdict
 from decimal import Decimal
 from pathlib import Path
@@ -19,9 +16,9 @@ import pytest
 
 from pipelines.cli import main
 from pipelines.lib.reporting.report import write_report
-from pipelines.lib.settings import DBT_PROJECT_DIR
 from pipelines.lib.warehouse.connection import connect
 from tests.support.browser import open_page
+from tests.support.dbt_helpers import run_dbt
 
 HOSTILE_PROVIDER = "</script><script>alert('provider')</script>"
 HOSTILE_MODEL = "<img src=x onerror=alert('model')>&amp;"
@@ -29,21 +26,7 @@ HOSTILE_MODEL = "<img src=x onerror=alert('model')>&amp;"
 
 def _build_reporting(warehouse: Path, *models: str) -> None:
     """`dbt run` of only the reporting `models`, over the marts written by hand in `warehouse`."""
-    result = subprocess.run(
-        [
-            str(Path(sys.executable).parent / "dbt"),
-            "run",
-            "--select",
-            *models,
-            "--target-path",
-            str(warehouse.parent / "dbt-target"),
-        ],
-        cwd=DBT_PROJECT_DIR,
-        env=os.environ | {"FINOPS_HOME": str(warehouse.parent)},
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
+    result = run_dbt(warehouse.parent, warehouse.parent / "dbt-target", "run", "--select", *models)
     assert result.returncode == 0, result.stdout + result.stderr
 
 

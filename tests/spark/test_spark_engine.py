@@ -18,16 +18,14 @@ import duckdb
 import pytest
 
 from pipelines.cli._output import money
-from pipelines.lib.settings import DBT_PROJECT_DIR
 from pipelines.lib.transform.spark_tables import SparkTable, spark_tables
 from scripts.compare_warehouses import BUILD_BOOKKEEPING, LOAD_LINEAGE, compare
 from synthetic_data.demo_organisation import demo_last_day
-from tests.support.dbt_helpers import passed_unit_tests, unit_tests_in_yaml
+from tests.support.dbt_helpers import passed_unit_tests, run_dbt, unit_tests_in_yaml
 from tests.support.spark_cluster import standalone_cluster
 
 pytestmark = [pytest.mark.slow, pytest.mark.spark]
 
-DBT = str(Path(sys.executable).parent / "dbt")
 DEMO_VARS = json.dumps({"onprem_costs_through": demo_last_day().isoformat()})
 ENSURE_RAW_VIEWS = """
 from pipelines.lib.settings import Settings
@@ -140,14 +138,7 @@ def _env(home: Path, *, engine: str, **extra: str) -> dict[str, str]:
 
 
 def _dbt(home: Path, env: dict[str, str], *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run(
-        [DBT, *args, "--target-path", str(home / "target"), "--log-path", str(home / "logs")],
-        cwd=DBT_PROJECT_DIR,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=3600,
-    )
+    done = run_dbt(home, home / "target", *args, "--log-path", str(home / "logs"), environment=env, timeout=3600)
     if check:
         assert done.returncode == 0, done.stdout[-4000:]
     return done

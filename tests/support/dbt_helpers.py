@@ -14,7 +14,7 @@ import yaml
 from filelock import FileLock
 
 from pipelines.lib.settings import DBT_PROJECT_DIR, FinopsHome
-from pipelines.lib.transform.dbt import reuse_partial_parse
+from pipelines.lib.transform.dbt import PARTIAL_PARSE_FILE, reuse_partial_parse
 from pipelines.lib.warehouse.connection import connect
 from pipelines.lib.warehouse.raw_schema import recover_and_ensure_raw_tables
 
@@ -45,10 +45,13 @@ def run_dbt(
 ) -> subprocess.CompletedProcess[str]:
     """`dbt <args>` on the warehouse in `home` (in `environment`, by default `dbt_environment(home)`), writing its
     files to `target`, its output captured. Started as the pipeline starts dbt (`reuse_partial_parse`): from the
-    project's parse, not a full parse of its own in every new home (about 15 s each)."""
+    project's parse, not a full parse of its own in every new home (about 15 s each). A `target` dbt has already
+    parsed in keeps dbt's own parse: a test that runs dbt again there with the same `--vars` (which dbt's saved parse
+    hashes, so the project's parse does not hold for them) starts from it."""
     environment = dict(environment if environment is not None else dbt_environment(home))
     engine = environment.get("FINOPS_ENGINE", "duckdb")
-    reuse_partial_parse(FinopsHome(home).dbt_partial_parse(engine), target, environment)
+    if not (target / PARTIAL_PARSE_FILE).exists():
+        reuse_partial_parse(FinopsHome(home).dbt_partial_parse(engine), target, environment)
     return subprocess.run(
         [DBT, *args, "--target-path", str(target)],
         cwd=DBT_PROJECT_DIR,

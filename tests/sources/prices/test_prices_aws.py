@@ -7,23 +7,20 @@ exactly the Linux / Shared / Used / no-software GPU rows and classify them, and 
 from __future__ import annotations
 
 import logging
-import os
-import subprocess
-import sys
 from datetime import date
 from decimal import Decimal
-from pathlib import Path
 
 import pytest
 
 from pipelines.lib.prices.market_prices import refresh_price_feed
-from pipelines.lib.settings import DBT_PROJECT_DIR, FinopsHome
+from pipelines.lib.settings import FinopsHome
 from pipelines.lib.warehouse.connection import connect
 from pipelines.lib.warehouse.raw_schema import recover_and_ensure_raw_tables
 from sources.common.http import FetchError, HttpClient
 from sources.prices.aws import price_list, spot, spot_advisor
 from sources.prices.offers import LayoutChanged, Payload
 from tests.support import FIXTURES_ROOT
+from tests.support.dbt_helpers import run_dbt
 from tests.support.local_http import Reply, local_server
 from tests.support.warehouse_helpers import query, table_fingerprint
 
@@ -310,19 +307,11 @@ def test_offline_captures_load_and_build_the_aws_staging_models(tmp_path):
         recover_and_ensure_raw_tables(con)
         for feed in (price_list.FEED, spot.FEED, spot_advisor.FEED):
             refresh_price_feed(home, con, feed, [date(2026, 9, 1), date(2026, 10, 31)], offline=True, log=log)
-    dbt = Path(sys.executable).parent / "dbt"
     selection = (
         "source:prices.aws_price_list source:prices.aws_spot source:prices.aws_spot_advisor "
         "stg_aws__spot_advisor +int_prices__gpu_offers"
     )
-    result = subprocess.run(
-        [str(dbt), "build", "--select", *selection.split(), *_CAUTIOUS, "--target-path", str(tmp_path / "t")],
-        cwd=DBT_PROJECT_DIR,
-        env=os.environ | {"FINOPS_HOME": str(home.root)},
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    result = run_dbt(home.root, tmp_path / "t", "build", "--select", *selection.split(), *_CAUTIOUS, timeout=600)
     assert result.returncode == 0, result.stdout[-3000:]
     assert "ERROR=0" in result.stdout and "PASS=0" not in result.stdout
     stg = _staging_relation(home, "stg_aws__spot_advisor")

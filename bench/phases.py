@@ -85,7 +85,7 @@ def build(home: FinopsHome, target: Path, select: list[str]) -> dict[str, object
         build_id = start_build(
             con,
             run_id=None,
-            command="dbt build",
+            command=plan.command(),
             scope=plan.scope,
             project_state=plan.project_state,
             run_date=plan.run_date,

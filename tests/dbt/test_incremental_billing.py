@@ -100,12 +100,14 @@ def _dbt(
         command += ["--exclude-resource-type", "unit_test", *([] if tests else ["test"])]
     # only the tests of the selected models, not those that also read models outside the selection
     command += ["--indirect-selection", "cautious"]
-    command += ["--vars", json.dumps({"onprem_costs_through": "2026-02-20"}), *extra]
+    command += extra
+    # The owned servers' last day from the environment, not --vars: dbt's saved parse hashes the vars, and the
+    # project's parse (run_dbt) holds only for the vars it was made with.
     completed = run_dbt(
         home.root,
         target,
         *command,
-        environment=dbt_environment(home.root, engine),
+        environment=dbt_environment(home.root, engine) | {"FINOPS_ONPREM_COSTS_THROUGH": "2026-02-20"},
         timeout=900 if engine == "duckdb" else 2400,
     )
     if action == "build" and succeeds:

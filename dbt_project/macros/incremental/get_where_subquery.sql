@@ -3,10 +3,11 @@
     test's own `where` config). On a run that rebuilt an incremental model, its tests read only the rows this
     run wrote: the model names, in `meta.rebuilt_rows_column`, a column it sets to the run's start on every row
     it writes (int_billing__cost_lines: x_built_at); a view names the column of the table it reads and, in
-    `meta.rebuilt_rows_written_by`, that table, whose building the filter then needs too (the FOCUS export: its
-    lines' x_built_at). A full build or full refresh writes every row, so every row is tested; a run that did not build the model (`dbt test` alone, or a selection without it) tests the
-    whole table. The other rows were tested by the run that wrote them. Singular tests and the parents of
-    relationships tests are not wrapped: they always read whole tables.
+    `meta.rebuilt_rows_written_by`, that table, whose building the filter then needs instead (the FOCUS export: its
+    lines' x_built_at; a build of what changed rebuilds the table and leaves the view as it is). A full build or
+    full refresh writes every row, so every row is tested; a run that did not build the model (`dbt test` alone,
+    or a selection without it) tests the whole table. The other rows were tested by the run that wrote them.
+    Singular tests and the parents of relationships tests are not wrapped: they always read whole tables.
 -#}
 {% macro default__get_where_subquery(relation) -%}
     {%- set conditions = [] -%}
@@ -37,12 +38,12 @@
     {%- for node in graph.nodes.values()
         if node.resource_type == 'model'
         and node.config.meta.get('rebuilt_rows_column')
-        and node.unique_id in selected_resources
         and node.alias | lower == relation.identifier | lower
         and node.schema | lower == relation.schema | lower -%}
-        {#- a view (the FOCUS export) carries the column of the table it reads: filter only when that table was built -#}
-        {%- set writer = node.config.meta.get('rebuilt_rows_written_by') -%}
-        {%- if writer and not (graph.nodes.values()
+        {#- a view (the FOCUS export) carries the column of the table it reads: filter when that table was built,
+            whether or not the run recreated the view (a planned build leaves views as they are) -#}
+        {%- set writer = node.config.meta.get('rebuilt_rows_written_by') or node.name -%}
+        {%- if not (graph.nodes.values()
                 | selectattr('resource_type', 'equalto', 'model')
                 | selectattr('name', 'equalto', writer)
                 | selectattr('unique_id', 'in', selected_resources) | list) -%}

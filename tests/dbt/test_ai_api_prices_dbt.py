@@ -13,13 +13,12 @@ import logging
 import os
 import re
 import subprocess
-import sys
 from datetime import date
 from decimal import Decimal
-from pathlib import Path
 
 from pipelines.lib.prices.market_prices import refresh_price_feed
 from pipelines.lib.settings import DBT_PROJECT_DIR, FinopsHome
+from pipelines.lib.transform.dbt import DBT_EXECUTABLE
 from pipelines.lib.warehouse.connection import connect
 from pipelines.lib.warehouse.raw_schema import recover_and_ensure_raw_tables
 from sources.common.http import HttpClient
@@ -30,7 +29,6 @@ from tests.support.dbt_helpers import run_dbt
 from tests.support.local_http import Reply, local_server
 from tests.support.warehouse_helpers import query
 
-DBT = str(Path(sys.executable).parent / "dbt")
 SEEDS = DBT_PROJECT_DIR / "seeds"
 DAY_1, DAY_2 = date(2026, 10, 30), date(2026, 10, 31)
 log = logging.getLogger("test")
@@ -127,7 +125,7 @@ def test_a_comparable_without_a_price_is_a_warning(tmp_path, monkeypatch):
         "inference_api_comparables int_prices__ai_api_token_prices assert_inference_api_comparables_are_priced"
     )
     result = subprocess.run(
-        [DBT, "build", "--select", *selection.split(), "--target-path", str(tmp_path / "t")],
+        [DBT_EXECUTABLE, "build", "--select", *selection.split(), "--target-path", str(tmp_path / "t")],
         cwd=project,
         env=os.environ | {"FINOPS_HOME": str(home.root)},
         capture_output=True,

@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import duckdb
 
 from pipelines.lib.settings import PROJECT_ROOT
+from pipelines.lib.transform.dbt import DBT_EXECUTABLE
 
-DBT = str(Path(sys.executable).parent / "dbt")
 GENERIC_TEST = PROJECT_ROOT / "dbt_project" / "tests" / "generic" / "test_column_rules.sql"
 
 # ids 2 and 3 are missing (not_null); row 3's amount is below zero (non_negative); row 4's kind is not accepted;
@@ -62,7 +61,7 @@ def _project(root: Path, seeds: dict[str, str]) -> Path:
 def test_each_broken_rule_is_a_failing_row_with_its_count_and_clean_rows_pass(tmp_path: Path):
     project = _project(tmp_path / "project", {"bad_rows": BAD_ROWS, "clean_rows": CLEAN_ROWS})
     done = subprocess.run(
-        [DBT, "build", "--store-failures", "--project-dir", str(project), "--profiles-dir", str(project)],
+        [DBT_EXECUTABLE, "build", "--store-failures", "--project-dir", str(project), "--profiles-dir", str(project)],
         capture_output=True,
         text=True,
         cwd=project,

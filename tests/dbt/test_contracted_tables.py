@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import duckdb
 
 from pipelines.lib.settings import PROJECT_ROOT
+from pipelines.lib.transform.dbt import DBT_EXECUTABLE
 
-DBT = str(Path(sys.executable).parent / "dbt")
 MACRO = PROJECT_ROOT / "dbt_project" / "macros" / "duckdb" / "create_table_as.sql"
 
 MODEL_SQL = """
@@ -81,7 +80,16 @@ def _project(root: Path, models: dict[str, tuple[dict[str, str], str]]) -> Path:
 
 def _build(project: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [DBT, "run", "--project-dir", str(project), "--profiles-dir", str(project), "--target-path", "target"],
+        [
+            DBT_EXECUTABLE,
+            "run",
+            "--project-dir",
+            str(project),
+            "--profiles-dir",
+            str(project),
+            "--target-path",
+            "target",
+        ],
         capture_output=True,
         text=True,
         cwd=project,

@@ -13,15 +13,15 @@ import subprocess
 from pathlib import Path
 
 from pipelines.lib.settings import DBT_PROJECT_DIR
-from pipelines.lib.transform.dbt import PROJECT_PARSE, parse_project_if_changed, reuse_partial_parse
-from tests.support.dbt_helpers import DBT, dbt_environment
+from pipelines.lib.transform.dbt import DBT_EXECUTABLE, PROJECT_PARSE, parse_project_if_changed, reuse_partial_parse
+from tests.support.dbt_helpers import dbt_environment
 
 _SECTIONS = ("nodes", "sources", "macros", "unit_tests", "exposures", "metrics", "semantic_models", "saved_queries")
 
 
 def _parse(target: Path, environment: dict[str, str], *flags: str) -> str:
     parsed = subprocess.run(
-        [DBT, "--debug", "parse", *flags, "--target-path", str(target), "--log-path", str(target / "logs")],
+        [DBT_EXECUTABLE, "--debug", "parse", *flags, "--target-path", str(target), "--log-path", str(target / "logs")],
         cwd=DBT_PROJECT_DIR,
         env=environment,
         capture_output=True,

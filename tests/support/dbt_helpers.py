@@ -6,7 +6,6 @@ import json
 import os
 import re
 import subprocess
-import sys
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -14,12 +13,9 @@ import yaml
 from filelock import FileLock
 
 from pipelines.lib.settings import DBT_PROJECT_DIR, FinopsHome
-from pipelines.lib.transform.dbt import PARTIAL_PARSE_FILE, reuse_partial_parse
+from pipelines.lib.transform.dbt import DBT_EXECUTABLE, PARTIAL_PARSE_FILE, reuse_partial_parse
 from pipelines.lib.warehouse.connection import connect
 from pipelines.lib.warehouse.raw_schema import recover_and_ensure_raw_tables
-
-DBT = str(Path(sys.executable).parent / "dbt")
-"""The dbt installed beside the Python running the tests."""
 
 UNIT_TEST_BUILD = ("build", "--exclude", "test_type:data")
 """Every model (on no rows, without its data tests, which the end-to-end tests run on real data) and every unit test:
@@ -53,7 +49,7 @@ def run_dbt(
     if not (target / PARTIAL_PARSE_FILE).exists():
         reuse_partial_parse(FinopsHome(home).dbt_partial_parse(engine), target, environment)
     return subprocess.run(
-        [DBT, *args, "--target-path", str(target)],
+        [DBT_EXECUTABLE, *args, "--target-path", str(target)],
         cwd=DBT_PROJECT_DIR,
         env=environment,
         capture_output=True,

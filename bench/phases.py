@@ -17,6 +17,7 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
 from pipelines.lib.catalog.billing import SOURCES_BY_NAME
@@ -64,14 +65,17 @@ def ingest(home: FinopsHome, source: str) -> dict[str, object]:
     return {"rows": sum(r.rows for r in results if r.status == "loaded"), "deliveries": len(results)}
 
 
-def build(home: FinopsHome, target: Path, select: list[str]) -> dict[str, object]:
+def build(
+    home: FinopsHome, target: Path, select: list[str], vars_: Mapping[str, object] | None = None
+) -> dict[str, object]:
     """The dbt asset's build without Dagster: the plan (and how long planning took), then dbt on it in `target`,
-    whose manifest the plan reads (parsed before, as a deployment's is). `select` narrows the build (smoke runs)."""
+    whose manifest the plan reads (parsed before, as a deployment's is). `select` narrows the build (smoke runs);
+    `vars_` are the run's dbt vars, as the asset's run config gives them."""
     started = time.perf_counter()
     engine = Settings.from_environment().engine
     with connect(home.warehouse) as con:
         recover_and_ensure_raw_tables(con)
-        plan = plan_next_build(con, target / "manifest.json", vars_={}, engine=engine)
+        plan = plan_next_build(con, target / "manifest.json", vars_=vars_ or {}, engine=engine)
         selection_seconds = time.perf_counter() - started
         result: dict[str, object] = {
             "scope": plan.scope,

@@ -18,7 +18,7 @@ import pytest
 from bench.phases import ingest
 from pipelines.lib.ingest.landing import register
 from pipelines.lib.settings import DBT_PROJECT_DIR, FinopsHome
-from pipelines.lib.transform.build_plan import RUN_DATE_TAG, plan_build, project_state
+from pipelines.lib.transform.build_plan import RUN_DATE_TAG, plan_build, plan_next_build, project_state
 from pipelines.lib.transform.builds import ensure_builds_table, finish_build, start_build
 from pipelines.lib.transform.dbt import dbt_project
 from pipelines.lib.warehouse.connection import connect
@@ -133,6 +133,21 @@ def test_a_changed_project_or_a_full_build_asked_for_builds_everything(home: Fin
     assert asked.scope == "full" and "--full-refresh" not in asked.dbt_args()
     refresh = _plan(home, manifest, full_refresh=True)
     assert refresh.scope == "full" and "--full-refresh" in refresh.dbt_args()
+
+
+def test_the_runs_vars_are_part_of_its_state_and_of_its_dbt_arguments(home: FinopsHome):
+    """The vars a run gives (the demo's last owned-server day) reach dbt with the plan, and a later run with the same
+    vars plans against the build made with them."""
+    demo_vars = {"onprem_costs_through": "2026-10-31"}
+    with connect(home.warehouse) as con:
+        first = plan_next_build(con, dbt_project.manifest_path, vars_=demo_vars, engine="duckdb")
+    assert first.dbt_args()[-2:] == ["--vars", '{"onprem_costs_through": "2026-10-31"}']
+    _record(home, state=first.project_state, day=first.run_date)
+    with connect(home.warehouse) as con:
+        again = plan_next_build(con, dbt_project.manifest_path, vars_=demo_vars, engine="duckdb")
+        without = plan_next_build(con, dbt_project.manifest_path, vars_={}, engine="duckdb")
+    assert again.scope == "nothing"
+    assert without.scope == "full" and "--vars" not in without.dbt_args()
 
 
 def test_a_failed_build_leaves_the_last_successful_one_as_the_baseline(home: FinopsHome, manifest: dict):

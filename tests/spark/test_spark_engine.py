@@ -4,20 +4,26 @@ One standalone cluster (a master and a worker, separate JVMs on 127.0.0.1) serve
 `FINOPS_ENGINE=spark gpu-finops demo` runs against it (ingest into the lake, every model built on Spark,
 the docs, the summary and the report read Spark's tables), then a DuckDB build of the very same lake in a
 second home is compared with it table by table, value for value, and the dbt unit tests run on the cluster.
+Last, a day of prices is built as the daily run plans it (only what the day changed) and compared the same way.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
+from datetime import timedelta
 from pathlib import Path
 
 import duckdb
 import pytest
 
+from bench.phases import build
 from pipelines.cli._output import money
+from pipelines.lib.settings import FinopsHome
+from pipelines.lib.transform.dbt import dbt_project
 from pipelines.lib.transform.spark_tables import SparkTable, spark_tables
 from scripts.compare_warehouses import BUILD_BOOKKEEPING, LOAD_LINEAGE, compare
 from synthetic_data.demo_organisation import demo_last_day
@@ -62,11 +68,7 @@ def duckdb_build_of_the_same_lake(spark_demo, tmp_path_factory: pytest.TempPathF
     """A second home whose DuckDB reads the Spark demo's lake (FINOPS_LAKE), with every model and seed built by
     dbt-duckdb. Its data tests are left out: the Spark demo ran them on Spark, and the end-to-end tests on DuckDB."""
     spark_home, _ = spark_demo
-    home = tmp_path_factory.mktemp("duckdb-home")
-    env = _env(home, engine="duckdb", FINOPS_LAKE=str(spark_home / "lake"))
-    subprocess.run([sys.executable, "-c", ENSURE_RAW_VIEWS], env=env, check=True, timeout=300)
-    _dbt(home, env, "build", "--full-refresh", "--exclude-resource-type", "test", "unit_test", "--vars", DEMO_VARS)
-    return home
+    return _duckdb_build(tmp_path_factory.mktemp("duckdb-home"), spark_home / "lake")
 
 
 @pytest.fixture(scope="module")
@@ -106,17 +108,7 @@ def test_every_table_built_on_spark_equals_the_duckdb_build_of_the_same_lake(
     """Same rows as a multiset (EXCEPT ALL both ways, DECIMAL compared exactly), same columns and types, for every
     table Spark built, marts and intermediate tables and seeds alike."""
     spark_home, _ = spark_demo
-    tables = project_tables
-    schemas = sorted({table.schema for table in tables})
-    result = compare(
-        duckdb_build_of_the_same_lake / "warehouse.duckdb",
-        spark_home / "warehouse.duckdb",
-        schemas,
-        [*BUILD_BOOKKEEPING, *LOAD_LINEAGE],
-        only={f"{table.schema}.{table.name}" for table in tables},
-    )
-    assert not result.problems, "\n".join(result.problems)
-    assert len(result.equal) == len(tables)
+    _assert_equal_tables(duckdb_build_of_the_same_lake, spark_home, project_tables)
 
 
 def test_every_dbt_unit_test_passes_on_the_cluster(spark_demo, cluster):
@@ -130,6 +122,65 @@ def test_every_dbt_unit_test_passes_on_the_cluster(spark_demo, cluster):
         check=False,
     )
     assert passed_unit_tests(done.stdout) == unit_tests_in_yaml(), done.stdout[-4000:]
+
+
+def test_a_build_of_what_a_price_day_changed_equals_a_full_build_of_the_same_lake(
+    spark_demo, cluster, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """The daily run on Spark builds what the day changed, and that is enough: a new day of prices in the demo's
+    lake, then the build the dbt asset plans against the demo's own (bench.phases.build: the plan, then dbt on it)
+    covers the models downstream of the prices only, and every table of the project equals a full DuckDB build of
+    the same lake. Last in the module: it changes the demo's warehouse."""
+    home, _ = spark_demo
+    spark_env = _env(home, engine="spark", FINOPS_SPARK_MASTER=cluster)
+    day = (demo_last_day() + timedelta(days=1)).isoformat()
+    loaded = subprocess.run(
+        [sys.executable, "-m", "pipelines.cli", "prices", "refresh", "--offline", "--date", day, "--no-build"],
+        env=spark_env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert loaded.returncode == 0, loaded.stdout[-3000:] + loaded.stderr[-3000:]
+
+    # The plan is made in this process, with the environment the demo's build had (it is part of the state).
+    for name in ("FINOPS_HOME", "FINOPS_ENGINE", "FINOPS_SPARK_MASTER", "SPARK_LOCAL_IP"):
+        monkeypatch.setenv(name, spark_env[name])
+    target = tmp_path / "target"
+    target.mkdir()
+    shutil.copy(dbt_project.manifest_path, target / "manifest.json")
+    planned = build(FinopsHome(home), target, [], vars_=json.loads(DEMO_VARS))
+    assert planned["scope"] == "changed", planned
+    assert "raw.price_observations" in planned["changed_tables"]
+    built = {result["unique_id"] for result in json.loads((target / "run_results.json").read_text())["results"]}
+    assert "model.gpu_finops.fct_gpu_market_prices" in built
+    assert "model.gpu_finops.int_billing__cost_lines" not in built
+
+    duckdb_home = _duckdb_build(tmp_path / "duckdb-home", home / "lake")
+    tables = spark_tables(duckdb_home / "target" / "manifest.json", home / "spark" / "warehouse")
+    _assert_equal_tables(duckdb_home, home, tables)
+
+
+def _duckdb_build(home: Path, lake: Path) -> Path:
+    """A home whose DuckDB reads `lake` (FINOPS_LAKE), every model and seed built from scratch by dbt-duckdb (no
+    data tests: the Spark builds ran them on Spark, and the end-to-end tests on DuckDB)."""
+    home.mkdir(parents=True, exist_ok=True)
+    env = _env(home, engine="duckdb", FINOPS_LAKE=str(lake))
+    subprocess.run([sys.executable, "-c", ENSURE_RAW_VIEWS], env=env, check=True, timeout=300)
+    _dbt(home, env, "build", "--full-refresh", "--exclude-resource-type", "test", "unit_test", "--vars", DEMO_VARS)
+    return home
+
+
+def _assert_equal_tables(duckdb_home: Path, spark_home: Path, tables: list[SparkTable]) -> None:
+    result = compare(
+        duckdb_home / "warehouse.duckdb",
+        spark_home / "warehouse.duckdb",
+        sorted({table.schema for table in tables}),
+        [*BUILD_BOOKKEEPING, *LOAD_LINEAGE],
+        only={f"{table.schema}.{table.name}" for table in tables},
+    )
+    assert not result.problems, "\n".join(result.problems)
+    assert len(result.equal) == len(tables)
 
 
 def _env(home: Path, *, engine: str, **extra: str) -> dict[str, str]:

@@ -1,4 +1,3 @@
-import json
 import os
 import signal
 import subprocess
@@ -92,8 +91,6 @@ def gpu_finops_dbt_models(
         # Unit tests check the SQL against fixed cases, not the data: dbt recommends leaving them out of
         # production builds. The test suite runs every one of them (tests/dbt/test_dbt_unit_tests.py).
         args = ["build", *plan.dbt_args()]
-        if config.vars:
-            args += ["--vars", json.dumps(config.vars, sort_keys=True)]
         build_id = start_build(
             con,
             run_id=context.run_id,

@@ -27,7 +27,7 @@ import os
 import re
 import shlex
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime
 from importlib.metadata import version
 from pathlib import Path
@@ -64,6 +64,8 @@ class BuildPlan:
     """The nodes (unique ids) a changed build builds."""
     excluded: tuple[str, ...] = field(default=(), repr=False)
     """The other nodes, as `fqn:` selectors: a changed build leaves them as they are."""
+    vars: Mapping[str, Any] = field(default_factory=dict)
+    """The run's dbt vars (part of the project state the plan was made for)."""
 
     def dbt_args(self) -> list[str]:
         """The arguments after `dbt build`: unit tests never (they test SQL on fixed rows, not the data); in a
@@ -75,6 +77,8 @@ class BuildPlan:
         if self.scope == "changed" and self.excluded:
             # One value, space-separated, as dbt reads it (and dagster-dbt passes on only one value per flag).
             args += ["--indirect-selection", "empty", "--exclude", " ".join(self.excluded)]
+        if self.vars:
+            args += ["--vars", json.dumps(self.vars, sort_keys=True)]
         return args
 
     def command(self) -> str:
@@ -121,7 +125,7 @@ def plan_next_build(
 ) -> BuildPlan:
     """`plan_build` for this project as it is now, with this run's vars and engine, today in UTC."""
     ensure_builds_table(con)
-    return plan_build(
+    plan = plan_build(
         con,
         json.loads(manifest_path.read_text()),
         state=project_state(vars_, engine),
@@ -129,6 +133,7 @@ def plan_next_build(
         full=full,
         full_refresh=full_refresh,
     )
+    return replace(plan, vars=dict(vars_))
 
 
 def plan_build(

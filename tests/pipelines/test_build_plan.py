@@ -158,12 +158,16 @@ def test_a_failed_build_leaves_the_last_successful_one_as_the_baseline(home: Fin
     assert (plan.scope, plan.changed_tables) == ("changed", ("raw.gpu_cloud_usage",))
 
 
-def test_the_project_state_moves_with_a_seed_a_var_or_the_engine_and_not_with_the_home(tmp_path: Path, monkeypatch):
+def test_the_project_state_moves_with_a_seed_a_var_or_the_engine_not_the_home_or_connection(tmp_path, monkeypatch):
     project = tmp_path / "dbt_project"
     shutil.copytree(DBT_PROJECT_DIR, project, ignore=shutil.ignore_patterns("target", "logs", "dbt_packages"))
     base = project_state({}, "duckdb", project)
     assert project_state({}, "duckdb", project) == base
     monkeypatch.setenv("FINOPS_HOME", str(tmp_path / "elsewhere"))
+    assert project_state({}, "duckdb", project) == base
+    # how the warehouse is reached is not what it holds (the CLI sets the memory limit, the daemon may not)
+    monkeypatch.setenv("FINOPS_DUCKDB_MEMORY_LIMIT", "1.5GB")
+    monkeypatch.setenv("FINOPS_SPARK_MASTER", "spark://127.0.0.1:7077")
     assert project_state({}, "duckdb", project) == base
     assert project_state({"onprem_costs_through": "2026-10-31"}, "duckdb", project) != base
     assert project_state({}, "spark", project) != base

@@ -96,13 +96,18 @@ class BuildPlan:
 
 def project_state(vars_: Mapping[str, Any], engine: str, project_dir: Path = DBT_PROJECT_DIR) -> str:
     """A hash of everything besides the data that decides what the models hold: the project's files, the run's
-    vars, the environment variables the project reads, the engine and the dbt version."""
+    vars, the environment variables the models read, the engine and the dbt version.
+
+    The connection's variables (profiles.yml: the warehouse, memory, the Spark master) are not among them: they
+    change where and how fast the models are built, not what they hold, and a process that sets one to its default
+    (the CLI does) must plan as one that leaves it unset (the Dagster daemon may)."""
     digest = hashlib.sha256()
     env_names: set[str] = set()
     for path in _project_files(project_dir):
         content = path.read_bytes()
         digest.update(str(path.relative_to(project_dir)).encode() + b"\0" + content + b"\0")
-        env_names.update(_ENV_VAR.findall(content.decode("utf-8", errors="replace")))
+        if path.name != "profiles.yml":
+            env_names.update(_ENV_VAR.findall(content.decode("utf-8", errors="replace")))
     environment = {name: os.environ.get(name) for name in sorted(env_names) if name != "FINOPS_HOME"}
     context = {
         "vars": dict(vars_),

@@ -208,3 +208,32 @@ def test_every_model_whose_rows_depend_on_the_day_is_tagged(manifest: dict):
         and RUN_DATE_TAG not in node["config"].get("tags", [])
     )
     assert untagged == []
+
+
+def test_no_incremental_model_keeps_a_primary_key_index(manifest: dict):
+    """DuckDB maintains a primary key's index on every delete and insert, and a daily build deletes and rewrites the
+    periods of every incremental model it reaches; their keys are unique by their tests (dbt_project/README.md)."""
+    incremental = {
+        node["name"]: node
+        for node in manifest["nodes"].values()
+        if node["resource_type"] == "model" and node["config"]["materialized"] == "incremental"
+    }
+    keyed = sorted(
+        name
+        for name, node in incremental.items()
+        if any(constraint["type"] == "primary_key" for constraint in node.get("constraints", []))
+        or any(
+            constraint["type"] == "primary_key"
+            for column in node["columns"].values()
+            for constraint in column.get("constraints", [])
+        )
+    )
+    assert len(incremental) >= 4 and keyed == []
+    unique_tested = {
+        manifest["nodes"][node["attached_node"]]["name"]
+        for node in manifest["nodes"].values()
+        if node["resource_type"] == "test"
+        and (node.get("test_metadata") or {}).get("name") in {"unique", "unique_combination_of_columns"}
+        and node.get("attached_node") in manifest["nodes"]
+    }
+    assert sorted(set(incremental) - unique_tested) == []

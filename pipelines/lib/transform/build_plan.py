@@ -43,7 +43,10 @@ Scope = Literal["full", "changed", "nothing"]
 RUN_DATE_TAG = "run_date"
 """The dbt tag of models whose rows depend on the day the build runs (not only on their inputs)."""
 
-PROJECT_FILES = ("models", "macros", "seeds", "tests", "dbt_project.yml", "profiles.yml")
+CONNECTION_FILE = "profiles.yml"
+"""The connection profile: its settings count (Spark's session options decide how decimals and timestamps come
+out), the environment variables it reads do not (see `project_state`)."""
+PROJECT_FILES = ("models", "macros", "seeds", "tests", "dbt_project.yml", CONNECTION_FILE)
 """What the project state hashes, relative to the dbt project folder."""
 
 _ENV_VAR = re.compile(r"""env_var\(\s*['"]([A-Za-z0-9_]+)['"]""")
@@ -104,9 +107,9 @@ def project_state(vars_: Mapping[str, Any], engine: str, project_dir: Path = DBT
     digest = hashlib.sha256()
     env_names: set[str] = set()
     for path in _project_files(project_dir):
-        content = path.read_bytes()
-        digest.update(str(path.relative_to(project_dir)).encode() + b"\0" + content + b"\0")
-        if path.name != "profiles.yml":
+        content, relative = path.read_bytes(), path.relative_to(project_dir).as_posix()
+        digest.update(relative.encode() + b"\0" + content + b"\0")
+        if relative != CONNECTION_FILE:
             env_names.update(_ENV_VAR.findall(content.decode("utf-8", errors="replace")))
     environment = {name: os.environ.get(name) for name in sorted(env_names) if name != "FINOPS_HOME"}
     context = {
